@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit generate`: synthetic Clos fabrics for the lab, the tests and benchmarks.
+#include <fmt/format.h>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
+#include "topology/clos_generator.hpp"
+
+namespace fabricfit::cli {
+namespace {
+
+struct GenerateOptions {
+  ClosSpec spec;
+  std::string rate = "4xHDR";
+  std::string output;
+  std::string topology_conf;
+  bool print_nodes = false;
+};
+
+int run_generate(const GenerateOptions& opt) {
+  ClosSpec spec = opt.spec;
+  const auto rate = parse_link_rate(opt.rate);
+  if (!rate) throw SpecError(fmt::format("--rate '{}' is not WIDTHxSPEED, e.g. 4xHDR", opt.rate));
+  spec.rate = *rate;
+  const std::string net = generate_ibnetdiscover(spec);
+  if (opt.output.empty() || opt.output == "-") {
+    fmt::print("{}", net);
+  } else {
+    write_file_atomically(opt.output, net);
+  }
+  if (!opt.topology_conf.empty()) write_file_atomically(opt.topology_conf, slurm_topology_conf(spec));
+  if (opt.print_nodes) fmt::print("{}\n", slurm_node_list(spec));
+  return 0;
+}
+
+}  // namespace
+
+Action add_generate_command(CLI::App& app) {
+  auto opt = std::make_shared<GenerateOptions>();
+  auto* cmd = app.add_subcommand(
+      "generate", "Write a synthetic leaf-spine or three-tier fabric in ibnetdiscover (ibsim) format");
+  auto& s = opt->spec;
+  cmd->add_option("--leaves", s.leaves, "Leaf groups (per pod when three-tier); one leaf per rail in each")
+      ->capture_default_str();
+  cmd->add_option("--hosts-per-leaf", s.hosts_per_leaf, "Hosts cabled to each leaf")->capture_default_str();
+  cmd->add_option("--spines", s.spines, "Spine switches (per pod when three-tier)")->capture_default_str();
+  cmd->add_option("--uplinks", s.uplinks, "Cables from each leaf to the spines (0: one per host, 1:1)")
+      ->capture_default_str();
+  cmd->add_option("--rails", s.rails, "HCAs per host, HCA r on the rail-r leaf of its group (1-8)")
+      ->capture_default_str();
+  cmd->add_option("--pods", s.pods, "Three-tier: pods of leaf-spine under core switches (0: two-tier)")
+      ->capture_default_str();
+  cmd->add_option("--cores", s.cores, "Three-tier: core switches (0: as many as spines per pod)")
+      ->capture_default_str();
+  cmd->add_option("--core-uplinks", s.core_uplinks, "Three-tier: cables from each spine to the cores (0: 1:1)")
+      ->capture_default_str();
+  cmd->add_option("--switch-ports", s.switch_ports, "Ports per switch")->capture_default_str();
+  cmd->add_option("--rate", opt->rate, "Link width and speed, e.g. 4xHDR, 4xEDR")->capture_default_str();
+  cmd->add_option("--host-prefix", s.host_prefix, "Host name prefix")->capture_default_str();
+  cmd->add_option("--host-digits", s.host_digits, "Zero-padded digits in host names")->capture_default_str();
+  cmd->add_option("--first-host", s.first_host, "Number of the first host")->capture_default_str();
+  cmd->add_option("-o,--output", opt->output, "Net file to write (default: standard output)");
+  cmd->add_option("--topology-conf", opt->topology_conf,
+                  "Also write a Slurm topology.conf (topology/tree) for the same fabric");
+  cmd->add_flag("--slurm-nodes", opt->print_nodes, "Print the Slurm node list of the hosts");
+  return [opt] { return run_generate(*opt); };
+}
+
+}  // namespace fabricfit::cli

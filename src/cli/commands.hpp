@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Each admin subcommand registers itself on the CLI11 app and runs when chosen.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace fabricfit::cli {
+
+// Adds the subcommand to `app`; returns the action to run when it is selected.
+using Action = std::function<int()>;
+Action add_generate_command(CLI::App& app);
+
+}  // namespace fabricfit::cli

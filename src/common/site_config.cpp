@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "common/site_config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+namespace fabricfit {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Slurm compares configuration keys without regard to case.
+bool key_is(std::string_view key, std::string_view name) {
+  return std::ranges::equal(key, name, [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+}
+
+}  // namespace
+
+SiteConfig parse_site_config(const std::string& text, const std::string& origin) {
+  SiteConfig config;
+  std::istringstream in(text);
+  std::string raw;
+  int line_no = 0;
+  auto fail = [&](const std::string& reason) {
+    throw ConfigError(fmt::format("{}:{}: {}", origin, line_no, reason));
+  };
+  while (std::getline(in, raw)) {
+    ++line_no;
+    std::string_view line = raw;
+    if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos) fail(fmt::format("'{}' is not Key=Value", line));
+    const auto key = trim(line.substr(0, eq));
+    const auto value = trim(line.substr(eq + 1));
+    if (key.empty()) fail("missing key before '='");
+    if (value.empty()) fail(fmt::format("{} has no value", key));
+    if (key_is(key, "SnapshotFile")) {
+      config.snapshot_file = std::string(value);
+    } else if (key_is(key, "DefaultPattern")) {
+      try {
+        config.default_pattern = parse_comm_pattern(value);
+      } catch (const PatternError& e) {
+        fail(fmt::format("DefaultPattern: {}", e.what()));
+      }
+    } else {
+      fail(fmt::format("unknown key '{}'", key));
+    }
+  }
+  return config;
+}
+
+SiteConfig load_site_config(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) return SiteConfig{};
+  if (status.type() != std::filesystem::file_type::regular) {
+    throw ConfigError(fmt::format("{}: not a regular file", path.string()));
+  }
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("{}: cannot be read", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(fmt::format("{}: read error", path.string()));
+  return parse_site_config(text.str(), path.string());
+}
+
+}  // namespace fabricfit

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// fabricfit.conf: the site's settings, in Slurm's Key=Value style.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "placement/comm_pattern.hpp"
+
+namespace fabricfit {
+
+struct SiteConfig {
+  // Where `fabricfit discover` writes the fabric snapshot that the plugin reads.
+  std::string snapshot_file = "/var/lib/fabricfit/fabric.snapshot";
+  // Pattern assumed for multi-node jobs submitted without --comm-pattern.
+  CommPattern default_pattern{PatternKind::Ring};
+};
+
+// A bad line: the message names the file, the line and the reason, as in
+// "/etc/slurm/fabricfit.conf:7: unknown key 'SnapshotPth'".
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses the text of a fabricfit.conf; `origin` names it in errors.
+[[nodiscard]] SiteConfig parse_site_config(const std::string& text, const std::string& origin);
+
+// Reads a fabricfit.conf. A file that does not exist yields the defaults; one that
+// exists but cannot be read or parsed throws ConfigError (never a partial config).
+[[nodiscard]] SiteConfig load_site_config(const std::filesystem::path& path);
+
+}  // namespace fabricfit

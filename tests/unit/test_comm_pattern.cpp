@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <gtest/gtest.h>
+
+#include "placement/comm_pattern.hpp"
+
+using fabricfit::CommPattern;
+using fabricfit::parse_comm_pattern;
+using fabricfit::PatternError;
+using fabricfit::PatternKind;
+
+TEST(CommPattern, NamedPatternsParse) {
+  EXPECT_EQ(parse_comm_pattern("ring").kind, PatternKind::Ring);
+  EXPECT_EQ(parse_comm_pattern("tree").kind, PatternKind::Tree);
+  EXPECT_EQ(parse_comm_pattern("alltoall").kind, PatternKind::AllToAll);
+  EXPECT_EQ(parse_comm_pattern("none").kind, PatternKind::None);
+}
+
+TEST(CommPattern, ParallelGroupsInAnyOrderAndDefaultToOne) {
+  const CommPattern p = parse_comm_pattern("dp=4,tp=8");
+  EXPECT_EQ(p.kind, PatternKind::Parallel);
+  EXPECT_EQ(p.tp, 8);
+  EXPECT_EQ(p.pp, 1);
+  EXPECT_EQ(p.dp, 4);
+  EXPECT_EQ(p.to_string(), "tp=8,pp=1,dp=4");
+}
+
+TEST(CommPattern, CanonicalSpellingRoundTrips) {
+  for (const char* text : {"ring", "tree", "alltoall", "none", "tp=2,pp=4,dp=16"}) {
+    EXPECT_EQ(parse_comm_pattern(text).to_string(), text);
+    EXPECT_EQ(parse_comm_pattern(parse_comm_pattern(text).to_string()), parse_comm_pattern(text));
+  }
+}
+
+TEST(CommPattern, MalformedValuesAreRefusedWithAReason) {
+  const auto message_of = [](const char* text) -> std::string {
+    try {
+      (void)parse_comm_pattern(text);
+    } catch (const PatternError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_NE(message_of("").find("empty"), std::string::npos);
+  EXPECT_NE(message_of("Ring").find("unknown pattern 'Ring'"), std::string::npos);
+  EXPECT_NE(message_of("all-to-all").find("unknown pattern"), std::string::npos);
+  EXPECT_NE(message_of("tp=0,dp=2").find("tp=0"), std::string::npos);
+  EXPECT_NE(message_of("tp=x").find("tp=x"), std::string::npos);
+  EXPECT_NE(message_of("tp=2,tp=4").find("twice"), std::string::npos);
+  EXPECT_NE(message_of("tp=2,ep=4").find("unknown key 'ep'"), std::string::npos);
+  EXPECT_NE(message_of("tp=2,").find("trailing comma"), std::string::npos);
+  EXPECT_NE(message_of("tp=2,dp").find("KEY=VALUE"), std::string::npos);
+  EXPECT_NE(message_of("tp=99999999999").find("group size"), std::string::npos);
+}

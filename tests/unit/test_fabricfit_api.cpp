@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The C edge: status codes and messages, never an exception.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+#include <string>
+
+#include "plugin/fabricfit_api.h"
+
+TEST(FabricfitApi, PatternCheckGivesCanonicalSpellingOrMessage) {
+  char canon[FF_PATTERN_MAX] = "";
+  char err[256] = "";
+  EXPECT_EQ(ff_pattern_check("pp=2,tp=4", canon, sizeof canon, err, sizeof err), FF_OK);
+  EXPECT_STREQ(canon, "tp=4,pp=2,dp=1");
+  EXPECT_EQ(ff_pattern_check("allreduce", canon, sizeof canon, err, sizeof err), FF_EINVAL);
+  EXPECT_NE(std::string(err).find("unknown pattern 'allreduce'"), std::string::npos);
+  EXPECT_EQ(ff_pattern_check(nullptr, canon, sizeof canon, err, sizeof err), FF_EINVAL);
+}
+
+TEST(FabricfitApi, MessagesAreTruncatedNotOverflowed) {
+  char canon[8] = "";
+  char err[16];
+  std::memset(err, 'z', sizeof err);
+  EXPECT_EQ(ff_pattern_check("tp=1,pp=1,bogus=3", canon, sizeof canon, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(std::strlen(err), sizeof err - 1);
+}
+
+TEST(FabricfitApi, BadSettingsFileKeepsDefaults) {
+  const auto path = std::filesystem::temp_directory_path() / ("ff-api-" + std::to_string(::getpid()) + ".conf");
+  std::ofstream(path) << "DefaultPattern=alltoall\nSnapshotFile=/x\nNoSuchKey=1\n";
+  ff_settings_t s;
+  char err[512] = "";
+  EXPECT_EQ(ff_settings_load(path.c_str(), &s, err, sizeof err), FF_EINVAL);
+  EXPECT_STREQ(s.default_pattern, "ring") << "a half-read file must not replace the defaults";
+  EXPECT_NE(std::string(err).find(":3: unknown key 'NoSuchKey'"), std::string::npos);
+
+  std::ofstream(path) << "DefaultPattern=alltoall\n";
+  EXPECT_EQ(ff_settings_load(path.c_str(), &s, err, sizeof err), FF_OK);
+  EXPECT_STREQ(s.default_pattern, "alltoall");
+  std::filesystem::remove(path);
+}

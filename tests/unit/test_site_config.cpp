@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "common/site_config.hpp"
+
+using fabricfit::ConfigError;
+using fabricfit::parse_site_config;
+using fabricfit::PatternKind;
+
+namespace {
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_site_config(text, "fabricfit.conf");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+}  // namespace
+
+TEST(SiteConfig, KeysAreCaseInsensitiveAndCommentsIgnored) {
+  const auto c = parse_site_config(
+      "# site settings\n\n  snapshotfile = /srv/ff/fabric.snap  # where discover writes\n"
+      "DefaultPattern=tp=4,dp=2\n",
+      "x");
+  EXPECT_EQ(c.snapshot_file, "/srv/ff/fabric.snap");
+  EXPECT_EQ(c.default_pattern.kind, PatternKind::Parallel);
+  EXPECT_EQ(c.default_pattern.tp, 4);
+}
+
+TEST(SiteConfig, EmptyTextGivesDefaults) {
+  const auto c = parse_site_config("", "x");
+  EXPECT_EQ(c.default_pattern.kind, PatternKind::Ring);
+  EXPECT_FALSE(c.snapshot_file.empty());
+}
+
+TEST(SiteConfig, ErrorsNameFileLineAndReason) {
+  EXPECT_EQ(error_of("SnapshotFile=/a\nSnapshotPth=/b\n"), "fabricfit.conf:2: unknown key 'SnapshotPth'");
+  EXPECT_EQ(error_of("\n\nDefaultPattern\n"), "fabricfit.conf:3: 'DefaultPattern' is not Key=Value");
+  EXPECT_EQ(error_of("DefaultPattern=\n"), "fabricfit.conf:1: DefaultPattern has no value");
+  EXPECT_NE(error_of("DefaultPattern=rings\n").find("fabricfit.conf:1: DefaultPattern: unknown pattern 'rings'"),
+            std::string::npos);
+}
+
+TEST(SiteConfig, MissingFileGivesDefaultsUnreadableFileIsAnError) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ff-conf-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(fabricfit::load_site_config(dir / "absent.conf").default_pattern.kind, PatternKind::Ring);
+  // A directory exists but cannot be read as a file.
+  EXPECT_THROW((void)fabricfit::load_site_config(dir), ConfigError);
+  std::ofstream(dir / "bad.conf") << "DefaultPattern=alltoall\nBogus=1\n";
+  try {
+    (void)fabricfit::load_site_config(dir / "bad.conf");
+    ADD_FAILURE() << "bad.conf was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "bad.conf").string() + ":2: unknown key 'Bogus'");
+  }
+  std::filesystem::remove_all(dir);
+}
