@@ -209,6 +209,15 @@ void validate(const ClosSpec& spec) {
   require(spec.hosts_per_leaf + spec.leaf_uplinks() <= spec.switch_ports,
           fmt::format("a leaf needs {} host ports and {} uplinks, more than --switch-ports={}",
                       spec.hosts_per_leaf, spec.leaf_uplinks(), spec.switch_ports));
+  require(spec.leaf_uplinks() >= spec.spines,
+          fmt::format("--uplinks={} cannot reach all --spines={}: every leaf needs a cable to every spine",
+                      spec.leaf_uplinks(), spec.spines));
+  if (spec.pods > 0 && spec.core_uplinks > 0) {
+    const int cores = spec.cores > 0 ? spec.cores : spec.spines;
+    require(spec.core_uplinks >= cores,
+            fmt::format("--core-uplinks={} cannot reach all {} cores: every spine needs a cable to every core",
+                        spec.core_uplinks, cores));
+  }
   const long last = static_cast<long>(spec.first_host) + spec.host_count() - 1;
   long limit = 1;
   for (int i = 0; i < spec.host_digits; ++i) limit *= 10;

@@ -162,6 +162,10 @@ TEST(ClosGenerator, RefusesFabricsThatDoNotFitTheSwitches) {
   ClosSpec u;
   u.cores = 2;  // cores without pods
   EXPECT_THROW(fabricfit::validate(u), SpecError);
+  ClosSpec w;
+  w.spines = 4;
+  w.uplinks = 2;  // two spines would be left without a cable from this leaf
+  EXPECT_THROW(fabricfit::validate(w), SpecError);
   ClosSpec v;
   v.host_digits = 2;
   v.leaves = 20;

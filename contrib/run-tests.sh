@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian 12 machine: installs what is missing
+# (packages, Slurm 24.11), builds and installs fabricfit, runs the unit tests
+# (GoogleTest, `make check`) and the integration tests (ibsim, a real local Slurm
+# cluster), and ends with one line "N passed, N failed".
+#   contrib/run-tests.sh [--unit-only] [TEST-SCRIPT...]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${FABRICFIT_BUILD_DIR:-$top/build}
+unit_only=no
+selected=()
+for arg in "$@"; do
+  case "$arg" in
+    --unit-only) unit_only=yes ;;
+    *) selected+=("$arg") ;;
+  esac
+done
+
+"$top/contrib/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
+
+passed=0 failed=0
+log_dir=$build/test-logs
+mkdir -p "$log_dir"
+
+echo "== unit tests (make check)"
+if make -C "$build" -j"$(nproc)" check > "$log_dir/unit.log" 2>&1; then
+  u_status=ok
+else
+  u_status=fail
+fi
+# GoogleTest prints one line per test: count them.
+u_pass=$(grep -c '^\[       OK \]' "$build/unit_tests.log" 2>/dev/null || true); u_pass=${u_pass:-0}
+u_fail=$(grep -c '^\[  FAILED  \] .*(' "$build/unit_tests.log" 2>/dev/null || true); u_fail=${u_fail:-0}
+[ "$u_status" = fail ] && [ "$u_fail" -eq 0 ] && u_fail=1
+echo "unit: $u_pass passed, $u_fail failed"
+[ "$u_fail" -gt 0 ] && { grep -E 'Failure|FAILED' "$build/unit_tests.log" | head -30; tail -20 "$log_dir/unit.log"; }
+passed=$((passed + u_pass)); failed=$((failed + u_fail))
+
+if [ "$unit_only" = no ]; then
+  export PATH="$(dirname "$(command -v fabricfit || echo /usr/local/bin/fabricfit)"):$PATH"
+  if [ ${#selected[@]} -eq 0 ]; then
+    mapfile -t selected < <(ls "$top"/tests/integration/test_*.sh | sort)
+  fi
+  for t in "${selected[@]}"; do
+    name=$(basename "$t" .sh)
+    echo "== $name"
+    start=$SECONDS
+    bash "$t" > "$log_dir/$name.log" 2>&1
+    rc=$?
+    cat "$log_dir/$name.log" | grep -E '^(ok|not ok|#)' || true
+    t_pass=$(grep -c '^ok ' "$log_dir/$name.log" || true)
+    t_fail=$(grep -c '^not ok ' "$log_dir/$name.log" || true)
+    if [ $rc -ne 0 ] && [ "$t_fail" -eq 0 ]; then
+      t_fail=1
+      echo "not ok - $name exited $rc without reporting a failure"; tail -20 "$log_dir/$name.log"
+    fi
+    echo "$name: $t_pass passed, $t_fail failed ($((SECONDS - start)) s)"
+    passed=$((passed + t_pass)); failed=$((failed + t_fail))
+  done
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# `fabricfit generate` writes fabrics that ibsim loads, and ibnetdiscover (through
+# libumad2sim, against the simulator) finds every node and link the file declares.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tap.sh"
+
+FABRICFIT=${FABRICFIT_BIN:-fabricfit}
+UMAD2SIM=$(umad2sim_lib)
+work=$(mktemp -d /tmp/ff-gen-ibsim.XXXXXX)
+sim_pid=""
+cleanup() {
+  [ -n "$sim_pid" ] && stop_pid "$sim_pid"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# name | generate options
+shapes=(
+  "two-tier|--leaves 4 --hosts-per-leaf 8 --spines 2"
+  "two-tier-oversubscribed|--leaves 3 --hosts-per-leaf 6 --spines 3 --uplinks 3 --rate 4xEDR"
+  "three-tier|--pods 2 --leaves 2 --hosts-per-leaf 4 --spines 2 --cores 2"
+  "two-rail|--leaves 2 --hosts-per-leaf 4 --spines 2 --rails 2"
+  "eight-rail|--leaves 2 --hosts-per-leaf 2 --spines 2 --rails 8 --uplinks 2"
+)
+
+for entry in "${shapes[@]}"; do
+  name=${entry%%|*}
+  opts=${entry#*|}
+  dir=$work/$name
+  mkdir -p "$dir"
+  # shellcheck disable=SC2086
+  if ! "$FABRICFIT" generate $opts -o "$dir/fabric.net" 2> "$dir/gen.err"; then
+    not_ok "$name: generate failed: $(cat "$dir/gen.err")"
+    continue
+  fi
+  mkfifo "$dir/console"
+  (cd "$dir" && IBSIM_SOCKNAME="ff-gen-$$-$name" exec ibsim -s fabric.net 0<>console > ibsim.log 2>&1) &
+  sim_pid=$!
+  if ! wait_for 20 grep -q "sim>" "$dir/ibsim.log"; then
+    not_ok "$name: ibsim did not load the file: $(tail -3 "$dir/ibsim.log")"
+    stop_pid "$sim_pid"; sim_pid=""
+    continue
+  fi
+  (cd "$dir" && IBSIM_SOCKNAME="ff-gen-$$-$name" LD_PRELOAD="$UMAD2SIM" \
+     timeout 60 ibnetdiscover > discovered.net 2> discover.err)
+  rc=$?
+  stop_pid "$sim_pid"; sim_pid=""
+  if [ $rc -ne 0 ]; then
+    not_ok "$name: ibnetdiscover failed ($rc): $(tail -3 "$dir/discover.err")"
+    continue
+  fi
+  awk -f "$here/net_summary.awk" "$dir/fabric.net" | sort > "$dir/declared"
+  awk -f "$here/net_summary.awk" "$dir/discovered.net" | sort > "$dir/seen"
+  nodes=$(grep -c '^NODE' "$dir/declared")
+  links=$(grep -c '^LINK' "$dir/declared")
+  if [ "$nodes" -gt 0 ] && [ "$links" -gt 0 ] && diff -u "$dir/declared" "$dir/seen" > "$dir/diff"; then
+    ok "$name: ibnetdiscover sees all $nodes nodes and $links port links"
+  else
+    not_ok "$name: discovery differs from the file ($nodes nodes, $links links declared)"
+    head -20 "$dir/diff" | sed 's/^/#   /'
+  fi
+done
+
+finish
