@@ -53,7 +53,8 @@ Action add_generate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--cores", s.cores, "Three-tier: core switches (0: as many as spines per pod)")
       ->capture_default_str();
-  cmd->add_option("--core-uplinks", s.core_uplinks, "Three-tier: cables from each spine to the cores (0: 1:1)")
+  cmd->add_option("--core-uplinks", s.core_uplinks,
+                  "Three-tier: cables from each spine to the cores (0: 1:1)")
       ->capture_default_str();
   cmd->add_option("--switch-ports", s.switch_ports, "Ports per switch")->capture_default_str();
   cmd->add_option("--rate", opt->rate, "Link width and speed, e.g. 4xHDR, 4xEDR")->capture_default_str();

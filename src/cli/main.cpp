@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // fabricfit: the admin command.
-#include <exception>
 #include <fmt/format.h>
+#include <exception>
 #include <utility>
 #include <vector>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement/comm_pattern.hpp"
 
-#include <charconv>
 #include <fmt/format.h>
+#include <charconv>
 
 namespace fabricfit {
 namespace {
@@ -15,8 +15,8 @@ int parse_group_size(std::string_view key, std::string_view value) {
   const auto* end = value.data() + value.size();
   auto [ptr, ec] = std::from_chars(value.data(), end, n);
   if (value.empty() || ec != std::errc{} || ptr != end || n < 1 || n > kMaxGroup) {
-    throw PatternError(fmt::format("{}={} is not a group size (a whole number from 1 to {})", key,
-                                   value, kMaxGroup));
+    throw PatternError(
+        fmt::format("{}={} is not a group size (a whole number from 1 to {})", key, value, kMaxGroup));
   }
   return n;
 }

@@ -14,7 +14,7 @@ extern "C" {
 
 enum {
 	FF_OK = 0,
-	FF_EINVAL = 1, /* bad input: the message says what and where */
+	FF_EINVAL = 1,	  /* bad input: the message says what and where */
 	FF_EINTERNAL = 2, /* anything else: the caller falls back to Slurm's defaults */
 };
 

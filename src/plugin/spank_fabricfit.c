@@ -33,10 +33,13 @@ static int _comm_pattern_cb(int val, const char *optarg, int remote)
 }
 
 static struct spank_option comm_pattern_option = {
-	"comm-pattern", "PATTERN",
-	"Collective pattern of the job, used to place it on the InfiniBand fabric: "
-	"ring, tree, alltoall, none or tp=T,pp=P,dp=D (fabricfit)",
-	1, 0, _comm_pattern_cb,
+    "comm-pattern",
+    "PATTERN",
+    "Collective pattern of the job, used to place it on the InfiniBand fabric: "
+    "ring, tree, alltoall, none or tp=T,pp=P,dp=D (fabricfit)",
+    1,
+    0,
+    _comm_pattern_cb,
 };
 
 static const char *_conf_path(int ac, char **av)
@@ -55,8 +58,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 	for (int i = 0; i < ac; i++) {
 		if (strncmp(av[i], "conf=", 5)) {
-			slurm_error("fabricfit: unknown plugstack.conf argument '%s' (expected conf=PATH)",
-				    av[i]);
+			slurm_error(
+			    "fabricfit: unknown plugstack.conf argument '%s' (expected conf=PATH)",
+			    av[i]);
 			return -1;
 		}
 	}

@@ -66,8 +66,8 @@ extern int init(void)
 {
 	_load_settings();
 	if (running_in_slurmctld())
-		info("fabricfit: %s loaded (%s, config %s: %s)", plugin_type,
-		     ff_version(), conf_path, conf_status);
+		info("fabricfit: %s loaded (%s, config %s: %s)", plugin_type, ff_version(),
+		     conf_path, conf_status);
 	return SLURM_SUCCESS;
 }
 
@@ -106,11 +106,10 @@ extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 	int rc;
 
 	rc = common_topo_choose_nodes(topo_eval);
-	chosen = (rc == SLURM_SUCCESS) ? bitmap2node_name(topo_eval->node_map)
-				       : xstrdup("(none)");
+	chosen = (rc == SLURM_SUCCESS) ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");
 	info("fabricfit: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d",
-	     topo_eval->job_ptr, pattern ? pattern : settings.default_pattern,
-	     candidates, chosen, rc);
+	     topo_eval->job_ptr, pattern ? pattern : settings.default_pattern, candidates, chosen,
+	     rc);
 	xfree(candidates);
 	xfree(chosen);
 	return rc;
@@ -131,17 +130,15 @@ extern bool topology_p_generate_node_ranking(void)
 	return false;
 }
 
-extern int topology_p_get_node_addr(char *node_name, char **paddr,
-				    char **ppattern)
+extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern)
 {
 	return common_topo_get_node_addr(node_name, paddr, ppattern);
 }
 
-extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl,
-				     int *count, uint16_t tree_width)
+extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count,
+				     uint16_t tree_width)
 {
-	return common_topo_split_hostlist_treewidth(hl, sp_hl, count,
-						    tree_width);
+	return common_topo_split_hostlist_treewidth(hl, sp_hl, count, tree_width);
 }
 
 extern int topology_p_topology_free(void *topoinfo_ptr)
@@ -160,11 +157,11 @@ static char *_describe(void)
 	char *out = NULL;
 
 	xstrfmtcat(out, "Plugin=%s Version=\"%s\"\n", plugin_type, ff_version());
-	xstrfmtcat(out, "Config=%s Status=\"%s\"\n", conf_path ? conf_path : "(none)",
-		   conf_status);
-	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n",
-		   settings.snapshot_file, settings.default_pattern);
-	xstrfmtcat(out, "Placement=slurm-default Reason=\"fabric-aware placement not enabled in this build\"\n");
+	xstrfmtcat(out, "Config=%s Status=\"%s\"\n", conf_path ? conf_path : "(none)", conf_status);
+	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings.snapshot_file,
+		   settings.default_pattern);
+	xstrfmtcat(out, "Placement=slurm-default Reason=\"fabric-aware placement not enabled in "
+			"this build\"\n");
 	return out;
 }
 
@@ -182,10 +179,10 @@ extern int topology_p_get(topology_data_t type, void *data)
 		return SLURM_SUCCESS;
 	}
 	case TOPO_DATA_REC_CNT:
-		*(int *) data = 0;
+		*(int *)data = 0;
 		return SLURM_SUCCESS;
 	case TOPO_DATA_EXCLUSIVE_TOPO:
-		*(int *) data = 0;
+		*(int *)data = 0;
 		return SLURM_SUCCESS;
 	default:
 		error("fabricfit: unsupported topology data type %d", type);
@@ -193,8 +190,7 @@ extern int topology_p_get(topology_data_t type, void *data)
 	}
 }
 
-extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer,
-				    uint16_t protocol_version)
+extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
 {
 	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
 	char *text = topoinfo->text;
@@ -203,13 +199,12 @@ extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer,
 	return SLURM_SUCCESS;
 }
 
-extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list,
-				     char **out)
+extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list, char **out)
 {
 	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
 
-	*out = xstrdup(topoinfo && topoinfo->text ? topoinfo->text :
-			"fabricfit: no topology information\n");
+	*out = xstrdup(topoinfo && topoinfo->text ? topoinfo->text
+						  : "fabricfit: no topology information\n");
 	return SLURM_SUCCESS;
 }
 

@@ -11,14 +11,14 @@
 namespace fabricfit {
 
 struct ClosSpec {
-  int pods = 0;             // 0: two-tier leaf-spine; N: three-tier, N pods under core switches
-  int leaves = 4;           // leaf groups (per pod when three-tier); one leaf per rail in each
+  int pods = 0;    // 0: two-tier leaf-spine; N: three-tier, N pods under core switches
+  int leaves = 4;  // leaf groups (per pod when three-tier); one leaf per rail in each
   int hosts_per_leaf = 8;
-  int spines = 2;           // spine switches (per pod when three-tier)
-  int uplinks = 0;          // cables from each leaf to its spines; 0 = hosts_per_leaf (1:1)
-  int rails = 1;            // HCAs per host; HCA r is cabled to the rail-r leaf of its group
-  int cores = 0;            // core switches (three-tier); 0 = as many as spines per pod
-  int core_uplinks = 0;     // cables from each spine to the cores; 0 = its downlinks (1:1)
+  int spines = 2;        // spine switches (per pod when three-tier)
+  int uplinks = 0;       // cables from each leaf to its spines; 0 = hosts_per_leaf (1:1)
+  int rails = 1;         // HCAs per host; HCA r is cabled to the rail-r leaf of its group
+  int cores = 0;         // core switches (three-tier); 0 = as many as spines per pod
+  int core_uplinks = 0;  // cables from each spine to the cores; 0 = its downlinks (1:1)
   int switch_ports = 64;
   LinkRate rate;
   std::string host_prefix = "gpu";

@@ -10,8 +10,14 @@ namespace fabricfit {
 double lane_gbps(std::string_view speed) {
   // Per-lane data rates after 8b/10b (SDR-QDR) or 64b/66b (FDR and later) encoding.
   static constexpr std::array<std::pair<std::string_view, double>, 8> kRates{{
-      {"SDR", 2.0}, {"DDR", 4.0}, {"QDR", 8.0}, {"FDR10", 10.0},
-      {"FDR", 13.64}, {"EDR", 25.0}, {"HDR", 50.0}, {"NDR", 100.0},
+      {"SDR", 2.0},
+      {"DDR", 4.0},
+      {"QDR", 8.0},
+      {"FDR10", 10.0},
+      {"FDR", 13.64},
+      {"EDR", 25.0},
+      {"HDR", 50.0},
+      {"NDR", 100.0},
   }};
   for (const auto& [name, rate] : kRates) {
     if (name == speed) return rate;
@@ -19,7 +25,9 @@ double lane_gbps(std::string_view speed) {
   return 0.0;
 }
 
-double LinkRate::gbps() const { return width * lane_gbps(speed); }
+double LinkRate::gbps() const {
+  return width * lane_gbps(speed);
+}
 
 std::optional<LinkRate> parse_link_rate(std::string_view text) {
   const auto x = text.find('x');

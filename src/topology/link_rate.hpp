@@ -9,8 +9,8 @@
 namespace fabricfit {
 
 struct LinkRate {
-  int width = 4;                // lanes: 1, 2, 4, 8 or 12
-  std::string speed = "HDR";    // SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR
+  int width = 4;              // lanes: 1, 2, 4, 8 or 12
+  std::string speed = "HDR";  // SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR
 
   // Data rate in Gb/s after line encoding: what the link can carry (4xHDR = 200).
   [[nodiscard]] double gbps() const;

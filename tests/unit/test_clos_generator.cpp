@@ -129,7 +129,8 @@ TEST(ClosGenerator, ThreeTierHasPodsUnderCores) {
   // Each spine: 2 leaves x 4 uplinks / 2 spines = 4 downlinks, so 4 core uplinks (1:1).
   int spine_core = 0;
   for (const auto& [end, peer] : d.links) {
-    if (d.desc.at(end.first) == "ib-p01-spine-01" && d.desc.at(peer.first).rfind("ib-core-", 0) == 0) ++spine_core;
+    if (d.desc.at(end.first) == "ib-p01-spine-01" && d.desc.at(peer.first).rfind("ib-core-", 0) == 0)
+      ++spine_core;
   }
   EXPECT_EQ(spine_core, 4);
 }

@@ -2,11 +2,11 @@
 // The C edge: status codes and messages, never an exception.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <string>
 
 #include "plugin/fabricfit_api.h"
@@ -30,7 +30,8 @@ TEST(FabricfitApi, MessagesAreTruncatedNotOverflowed) {
 }
 
 TEST(FabricfitApi, BadSettingsFileKeepsDefaults) {
-  const auto path = std::filesystem::temp_directory_path() / ("ff-api-" + std::to_string(::getpid()) + ".conf");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("ff-api-" + std::to_string(::getpid()) + ".conf");
   std::ofstream(path) << "DefaultPattern=alltoall\nSnapshotFile=/x\nNoSuchKey=1\n";
   ff_settings_t s;
   char err[512] = "";

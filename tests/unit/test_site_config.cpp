@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "common/site_config.hpp"
 
@@ -42,8 +42,9 @@ TEST(SiteConfig, ErrorsNameFileLineAndReason) {
   EXPECT_EQ(error_of("SnapshotFile=/a\nSnapshotPth=/b\n"), "fabricfit.conf:2: unknown key 'SnapshotPth'");
   EXPECT_EQ(error_of("\n\nDefaultPattern\n"), "fabricfit.conf:3: 'DefaultPattern' is not Key=Value");
   EXPECT_EQ(error_of("DefaultPattern=\n"), "fabricfit.conf:1: DefaultPattern has no value");
-  EXPECT_NE(error_of("DefaultPattern=rings\n").find("fabricfit.conf:1: DefaultPattern: unknown pattern 'rings'"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("DefaultPattern=rings\n").find("fabricfit.conf:1: DefaultPattern: unknown pattern 'rings'"),
+      std::string::npos);
 }
 
 TEST(SiteConfig, MissingFileGivesDefaultsUnreadableFileIsAnError) {

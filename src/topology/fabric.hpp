@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The Fabric model: a Boost.Graph of hosts, HCAs and switches joined by links, plus
+// the views derived from it that placement and the admin commands use (leaf groups,
+// pods, degraded links, warnings). Built by build_fabric() from a RawFabric.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topology/link_rate.hpp"
+
+namespace fabricfit {
+
+enum class VertexKind {
+  Host,  // a Slurm node: joined to its compute HCAs by zero-capacity "host" edges
+  Hca,   // a compute HCA port
+  Switch,
+  Other,  // kept but not placed on: storage/management HCAs, unnamed HCAs, SHARP aggregation nodes
+};
+
+enum class SwitchTier { None, Leaf, Spine, Core };
+
+struct VertexProps {
+  VertexKind kind = VertexKind::Other;
+  std::string name;        // host name, switch NodeDescription, or "gpu001 mlx5_0" for an HCA
+  std::uint64_t guid = 0;  // node GUID (0 for Host vertices)
+  SwitchTier tier = SwitchTier::None;
+  int rail = -1;        // HCAs and leaves: the rail; -1 elsewhere
+  int host = -1;        // HCAs: index into Fabric::hosts
+  int leaf_group = -1;  // leaves and hosts: index into Fabric::leaf_groups
+  int pod = -1;         // three-tier: leaves and spines, index into Fabric::pods
+};
+
+struct LinkProps {
+  int port_a = 0;            // port on source(edge)
+  int port_b = 0;            // port on target(edge)
+  LinkRate rate;             // what it runs at
+  double gbps = 0;           // capacity it actually has (rate.gbps())
+  double expected_gbps = 0;  // what its peers run at; > gbps means degraded
+  bool host_edge = false;    // Host-to-HCA membership, not a cable: carries no capacity
+  [[nodiscard]] bool degraded() const { return gbps + 1e-9 < expected_gbps; }
+};
+
+// vecS out-edge lists allow parallel edges: two cables between one leaf and one spine
+// are two links.
+using FabricGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, LinkProps>;
+using Vertex = FabricGraph::vertex_descriptor;
+
+struct Host {
+  std::string name;
+  std::vector<Vertex> hcas;  // compute HCAs, indexed by rail
+  int leaf_group = -1;
+};
+
+// The unit of locality: hosts that share their leaf on every rail.
+struct LeafGroup {
+  std::string name;            // the rail-0 leaf's name (or "<leaf> +N rails")
+  std::vector<int> hosts;      // indices into Fabric::hosts, in name order
+  std::vector<Vertex> leaves;  // indexed by rail
+  int pod = -1;                // three-tier: index into Fabric::pods
+  double down_gbps = 0;        // to hosts, all rails
+  double up_gbps = 0;          // to spines, all rails (degraded links at what they run at)
+  int uplinks = 0;             // cables to spines, all rails
+  double min_uplink_gbps = 0;  // slowest uplink: ECMP spreads evenly, so it saturates first
+  [[nodiscard]] double oversubscription() const { return up_gbps > 0 ? down_gbps / up_gbps : 0.0; }
+};
+
+// Three-tier fabrics: leaf groups under one set of spines.
+struct Pod {
+  std::string name;
+  std::vector<int> leaf_groups;
+  std::vector<Vertex> spines;
+  double up_gbps = 0;  // spine-to-core capacity
+  int uplinks = 0;
+  double min_uplink_gbps = 0;
+};
+
+struct DegradedLink {
+  std::string a;
+  int port_a = 0;
+  std::string b;
+  int port_b = 0;
+  double gbps = 0;
+  double expected_gbps = 0;
+  LinkRate rate;
+  LinkRate expected_rate;
+};
+
+struct Fabric {
+  FabricGraph graph;
+  std::vector<Host> hosts;  // sorted by name
+  std::vector<LeafGroup> leaf_groups;
+  std::vector<Pod> pods;  // empty for a two-tier fabric
+  std::vector<DegradedLink> degraded_links;
+  std::vector<std::string> warnings;  // what is not a clean Clos, unnamed HCAs, ...
+  int rails = 0;
+  int tiers = 0;         // switch tiers: 1, 2 or 3
+  bool partial = false;  // built from a partial discovery
+  std::string origin;
+
+  [[nodiscard]] std::optional<int> host_index(std::string_view name) const;
+  [[nodiscard]] std::size_t switch_count(SwitchTier tier) const;
+};
+
+}  // namespace fabricfit
