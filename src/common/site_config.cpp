@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "common/site_config.hpp"
 
+#include "common/atomic_file.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -62,10 +65,13 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
   return config;
 }
 
-SiteConfig load_site_config(const std::filesystem::path& path) {
+namespace {
+
+// The text of a regular file; nullopt when it does not exist. Throws ConfigError.
+std::optional<std::string> read_config_text(const std::filesystem::path& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (status.type() == std::filesystem::file_type::not_found) return SiteConfig{};
+  if (status.type() == std::filesystem::file_type::not_found) return std::nullopt;
   if (status.type() != std::filesystem::file_type::regular) {
     throw ConfigError(fmt::format("{}: not a regular file", path.string()));
   }
@@ -74,7 +80,48 @@ SiteConfig load_site_config(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(fmt::format("{}: read error", path.string()));
-  return parse_site_config(text.str(), path.string());
+  return text.str();
+}
+
+}  // namespace
+
+SiteConfigLoad load_site_config_keeping_last_good(const std::filesystem::path& path,
+                                                  const std::filesystem::path& last_good) {
+  SiteConfigLoad result;
+  try {
+    const auto text = read_config_text(path);
+    result.config = text ? parse_site_config(*text, path.string()) : SiteConfig{};
+    result.source = SiteConfigLoad::Source::File;
+    if (!last_good.empty()) {
+      try {
+        write_file_atomically(last_good, text.value_or(""));
+      } catch (const std::exception&) {
+        // Keeping a copy is a convenience; the file itself was good.
+      }
+    }
+    return result;
+  } catch (const ConfigError& e) {
+    result.error = e.what();
+  }
+  if (!last_good.empty()) {
+    try {
+      if (const auto text = read_config_text(last_good)) {
+        result.config = parse_site_config(*text, last_good.string());
+        result.source = SiteConfigLoad::Source::LastGood;
+        return result;
+      }
+    } catch (const ConfigError&) {
+      // A damaged copy is no better than none: fall through to the defaults.
+    }
+  }
+  result.config = SiteConfig{};
+  result.source = SiteConfigLoad::Source::Defaults;
+  return result;
+}
+
+SiteConfig load_site_config(const std::filesystem::path& path) {
+  const auto text = read_config_text(path);
+  return text ? parse_site_config(*text, path.string()) : SiteConfig{};
 }
 
 }  // namespace fabricfit

@@ -31,4 +31,19 @@ class ConfigError : public std::runtime_error {
 // exists but cannot be read or parsed throws ConfigError (never a partial config).
 [[nodiscard]] SiteConfig load_site_config(const std::filesystem::path& path);
 
+// What a daemon runs with after reading fabricfit.conf.
+struct SiteConfigLoad {
+  enum class Source { File, LastGood, Defaults };
+  SiteConfig config;
+  Source source = Source::Defaults;
+  std::string error;  // why the file was not taken; empty when it was
+};
+
+// Reads `path`; on success keeps a copy of it at `last_good` (atomically), so that a
+// later bad edit falls back to the last file that parsed, even in a new process (Slurm
+// re-executes slurmctld on reconfigure). Without a usable last-good copy, the defaults.
+// An empty `last_good` disables the copy. Never throws ConfigError.
+[[nodiscard]] SiteConfigLoad load_site_config_keeping_last_good(const std::filesystem::path& path,
+                                                                 const std::filesystem::path& last_good);
+
 }  // namespace fabricfit

@@ -64,10 +64,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			return -1;
 		}
 	}
-	if (conf && ff_settings_load(conf, &settings, err, sizeof(err)) != FF_OK)
+	/* Steps are short-lived processes: no last-good copy, a bad file means defaults. */
+	if (ff_settings_load(conf, NULL, &settings, err, sizeof(err)) != FF_OK)
 		slurm_error("fabricfit: %s; using built-in defaults", err);
-	else if (!conf)
-		ff_settings_load(NULL, &settings, err, sizeof(err));
 
 	if (spank_option_register(sp, &comm_pattern_option) != ESPANK_SUCCESS) {
 		slurm_error("fabricfit: cannot register --comm-pattern");

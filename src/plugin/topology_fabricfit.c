@@ -45,21 +45,32 @@ static char conf_status[512] = "not read";
 
 #define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
 
+/*
+ * Reads fabricfit.conf. A bad file never replaces good settings: slurmctld keeps a copy
+ * of the last good file in StateSaveLocation, which survives the re-exec that
+ * `scontrol reconfigure` does.
+ */
 static void _load_settings(void)
 {
 	char err[512] = "";
-	int rc;
+	char *last_good = NULL;
 
 	if (!conf_path)
 		conf_path = get_extra_conf_path("fabricfit.conf");
-	rc = ff_settings_load(conf_path, &settings, err, sizeof(err));
-	if (rc == FF_OK) {
+	if (running_in_slurmctld() && slurm_conf.state_save_location)
+		xstrfmtcat(last_good, "%s/fabricfit.conf.last-good",
+			   slurm_conf.state_save_location);
+	if (ff_settings_load(conf_path, last_good, &settings, err, sizeof(err)) == FF_OK) {
 		snprintf(conf_status, sizeof(conf_status), "ok");
 	} else {
 		snprintf(conf_status, sizeof(conf_status), "error: %s", err);
 		if (running_in_slurmctld())
-			error("fabricfit: %s; using built-in defaults", err);
+			error("fabricfit: %s; using %s", err,
+			      !strcmp(settings.source, "last-good") ?
+				      "the last good copy of the file" :
+				      "built-in defaults");
 	}
+	xfree(last_good);
 }
 
 extern int init(void)
@@ -157,7 +168,8 @@ static char *_describe(void)
 	char *out = NULL;
 
 	xstrfmtcat(out, "Plugin=%s Version=\"%s\"\n", plugin_type, ff_version());
-	xstrfmtcat(out, "Config=%s Status=\"%s\"\n", conf_path ? conf_path : "(none)", conf_status);
+	xstrfmtcat(out, "Config=%s Status=\"%s\" Using=%s\n", conf_path ? conf_path : "(none)",
+		   conf_status, settings.source);
 	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings.snapshot_file,
 		   settings.default_pattern);
 	xstrfmtcat(out, "Placement=slurm-default Reason=\"fabric-aware placement not enabled in "

@@ -66,6 +66,19 @@ check "a bad fabricfit.conf line is reported with file and line, and the default
   _ "$out" "$lab/fabricfit.conf"
 : > "$lab/fabricfit.conf"
 
+# --- slurmctld: a good fabricfit.conf is taken on reconfigure; a bad one never replaces it.
+echo "DefaultPattern=alltoall" > "$lab/fabricfit.conf"
+scontrol reconfigure
+check "reconfigure takes a good fabricfit.conf (DefaultPattern=alltoall)" \
+  wait_for 20 bash -c 'scontrol show topology | grep -q "DefaultPattern=alltoall"'
+printf 'DefaultPattern=tree\nSnapshotFil=/x\n' > "$lab/fabricfit.conf"
+scontrol reconfigure
+check "a bad fabricfit.conf on reconfigure is reported with file and line" \
+  wait_for 20 bash -c 'scontrol show topology | grep -q "fabricfit.conf:2: unknown key"'
+check "and the last good settings stay in force" bash -c 'scontrol show topology | grep -q "DefaultPattern=alltoall"'
+check "slurmctld logged the bad line" grep -q "fabricfit: $lab/fabricfit.conf:2: unknown key 'SnapshotFil'; using the last good copy of the file" "$ctld_log"
+: > "$lab/fabricfit.conf"
+
 # --- scontrol show topology answers through the plugin's pack/unpack/print.
 out=$(scontrol show topology 2>&1); rc=$?
 check "scontrol show topology answers (rc=$rc)" \

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "plugin/fabricfit_api.h"
+#include "capi/fabricfit_api.h"
 
 TEST(FabricfitApi, PatternCheckGivesCanonicalSpellingOrMessage) {
   char canon[FF_PATTERN_MAX] = "";
@@ -35,12 +35,12 @@ TEST(FabricfitApi, BadSettingsFileKeepsDefaults) {
   std::ofstream(path) << "DefaultPattern=alltoall\nSnapshotFile=/x\nNoSuchKey=1\n";
   ff_settings_t s;
   char err[512] = "";
-  EXPECT_EQ(ff_settings_load(path.c_str(), &s, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(ff_settings_load(path.c_str(), nullptr, &s, err, sizeof err), FF_EINVAL);
   EXPECT_STREQ(s.default_pattern, "ring") << "a half-read file must not replace the defaults";
   EXPECT_NE(std::string(err).find(":3: unknown key 'NoSuchKey'"), std::string::npos);
 
   std::ofstream(path) << "DefaultPattern=alltoall\n";
-  EXPECT_EQ(ff_settings_load(path.c_str(), &s, err, sizeof err), FF_OK);
+  EXPECT_EQ(ff_settings_load(path.c_str(), nullptr, &s, err, sizeof err), FF_OK);
   EXPECT_STREQ(s.default_pattern, "alltoall");
   std::filesystem::remove(path);
 }

@@ -62,3 +62,34 @@ TEST(SiteConfig, MissingFileGivesDefaultsUnreadableFileIsAnError) {
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST(SiteConfig, BadFileFallsBackToLastGoodCopyThenDefaults) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("ff-lastgood-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto conf = dir / "fabricfit.conf";
+  const auto keep = dir / "state" ;
+  fs::create_directories(keep);
+  const auto last_good = keep / "fabricfit.conf.last-good";
+
+  std::ofstream(conf) << "DefaultPattern=alltoall\n";
+  auto load = fabricfit::load_site_config_keeping_last_good(conf, last_good);
+  EXPECT_EQ(load.source, fabricfit::SiteConfigLoad::Source::File);
+  EXPECT_TRUE(load.error.empty());
+  EXPECT_TRUE(fs::exists(last_good));
+
+  std::ofstream(conf) << "DefaultPattern=tree\nOops\n";
+  load = fabricfit::load_site_config_keeping_last_good(conf, last_good);
+  EXPECT_EQ(load.source, fabricfit::SiteConfigLoad::Source::LastGood);
+  EXPECT_EQ(load.config.default_pattern.kind, PatternKind::AllToAll) << "the bad file must not win";
+  EXPECT_EQ(load.error, conf.string() + ":2: 'Oops' is not Key=Value");
+
+  // The bad file did not overwrite the copy; without the copy, defaults.
+  load = fabricfit::load_site_config_keeping_last_good(conf, last_good);
+  EXPECT_EQ(load.config.default_pattern.kind, PatternKind::AllToAll);
+  fs::remove(last_good);
+  load = fabricfit::load_site_config_keeping_last_good(conf, last_good);
+  EXPECT_EQ(load.source, fabricfit::SiteConfigLoad::Source::Defaults);
+  EXPECT_EQ(load.config.default_pattern.kind, PatternKind::Ring);
+  fs::remove_all(dir);
+}

@@ -24,6 +24,7 @@ enum {
 typedef struct ff_settings {
 	char snapshot_file[FF_PATH_MAX];
 	char default_pattern[FF_PATTERN_MAX]; /* canonical spelling */
+	char source[16]; /* "file", "last-good" or "defaults": where these came from */
 } ff_settings_t;
 
 /* Checks a --comm-pattern value; on success writes its canonical spelling. */
@@ -31,10 +32,12 @@ int ff_pattern_check(const char *text, char *canonical, size_t canonical_len, ch
 		     size_t err_len);
 
 /*
- * Loads fabricfit.conf into `out`. A missing file gives the defaults. On error `out`
- * holds the defaults, never a half-read file.
+ * Loads fabricfit.conf into `out`. A missing file gives the defaults. On a bad file,
+ * returns FF_EINVAL with the reason in `err`, and `out` holds the last good copy kept at
+ * `last_good` (NULL: keep none) or else the defaults, never a half-read file.
  */
-int ff_settings_load(const char *path, ff_settings_t *out, char *err, size_t err_len);
+int ff_settings_load(const char *path, const char *last_good, ff_settings_t *out, char *err,
+		     size_t err_len);
 
 /* "fabricfit 0.1.0" */
 const char *ff_version(void);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The quick-start demo, from a fresh Debian 12 machine: installs what is missing,
+# builds fabricfit, brings up the lab (a local Slurm 24.11 cluster with
+# TopologyPlugin=topology/fabricfit on an ibsim-simulated InfiniBand fabric), submits
+# a handful of real jobs with different collective patterns and prints what each got.
+# The lab stays up afterwards for you to try things; `contrib/lab.sh down` stops it.
+#   contrib/demo.sh [lab.sh up options, e.g. --nodes 64 --leaves 8]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+"$top/contrib/build.sh"
+export PATH="/usr/local/bin:$PATH"
+
+lab_dir=${FABRICFIT_LAB_DIR:-/var/tmp/fabricfit-lab}
+"$top/contrib/lab.sh" up --dir "$lab_dir" --force "$@"
+eval "$("$top/contrib/lab.sh" env --dir "$lab_dir")"
+
+# name | sbatch options
+jobs=(
+  "ring-4x8|-N 4 --gpus-per-node=8 --comm-pattern=ring"
+  "moe-8x8|-N 8 --gpus-per-node=8 --comm-pattern=alltoall"
+  "megatron-4x8|-N 4 --gpus-per-node=8 --comm-pattern=tp=8,pp=2,dp=2"
+  "tree-6x8|-N 6 --gpus-per-node=8 --comm-pattern=tree"
+  "default-2x8|-N 2 --gpus-per-node=8"
+  "single-1x4|-N 1 --gpus-per-node=4"
+)
+declare -A job_id
+for entry in "${jobs[@]}"; do
+  name=${entry%%|*}
+  # shellcheck disable=SC2086
+  job_id[$name]=$(sbatch --parsable -J "$name" ${entry#*|} -o "$lab_dir/demo-%j.out" \
+    --wrap 'srun printenv FABRICFIT_PATTERN | sort | uniq -c | sed "s/^ *//"; sleep 2')
+done
+
+echo "waiting for ${#jobs[@]} jobs..."
+for _ in $(seq 1 120); do
+  [ -z "$(squeue -h -o %i)" ] && break
+  sleep 0.5
+done
+
+printf '\n%-14s %-6s %-16s %-22s %s\n' JOB JOBID PATTERN NODES "TASKS SAW"
+for entry in "${jobs[@]}"; do
+  name=${entry%%|*}
+  id=${job_id[$name]}
+  info=$(scontrol show job "$id" -o)
+  nodes=$(sed -n 's/.* NodeList=\([^ ]*\).*/\1/p' <<<"$info")
+  state=$(sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' <<<"$info")
+  pattern=$(grep -o "fabricfit: eval_nodes JobId=$id pattern=[^ ]*" "$lab_dir/log/slurmctld.log" | tail -1 | sed 's/.*pattern=//')
+  saw=$(tr '\n' ' ' < "$lab_dir/demo-$id.out" 2>/dev/null)
+  printf '%-14s %-6s %-16s %-22s %s\n' "$name" "$id" "${pattern:-?}" "$nodes ($state)" "$saw"
+done
+
+echo
+echo "topology/fabricfit decisions (slurmctld log):"
+grep "fabricfit: eval_nodes" "$lab_dir/log/slurmctld.log" | sed 's/^\[[^]]*\] /  /' | tail -n 12
+echo
+echo "The lab is still up:  eval \"\$($top/contrib/lab.sh env --dir $lab_dir)\"; sinfo"
+echo "Stop it with:         $top/contrib/lab.sh down --dir $lab_dir"

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Turns the core's exceptions into status codes at the C edge.
+#include "capi/fabricfit_api.h"
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "common/site_config.hpp"
+#include "ff_config.h"
+#include "placement/comm_pattern.hpp"
+
+namespace {
+
+void copy_out(const std::string& s, char* buf, size_t len) {
+  if (buf == nullptr || len == 0) return;
+  std::snprintf(buf, len, "%s", s.c_str());
+}
+
+// Runs `body`, mapping exceptions to status codes and messages.
+template <typename Body>
+int guarded(char* err, size_t err_len, Body&& body) noexcept {
+  try {
+    body();
+    return FF_OK;
+  } catch (const fabricfit::PatternError& e) {
+    copy_out(e.what(), err, err_len);
+    return FF_EINVAL;
+  } catch (const fabricfit::ConfigError& e) {
+    copy_out(e.what(), err, err_len);
+    return FF_EINVAL;
+  } catch (const std::exception& e) {
+    copy_out(std::string("internal error: ") + e.what(), err, err_len);
+    return FF_EINTERNAL;
+  } catch (...) {
+    copy_out("internal error", err, err_len);
+    return FF_EINTERNAL;
+  }
+}
+
+void fill(const fabricfit::SiteConfig& config, ff_settings_t* out) {
+  copy_out(config.snapshot_file, out->snapshot_file, sizeof out->snapshot_file);
+  copy_out(config.default_pattern.to_string(), out->default_pattern, sizeof out->default_pattern);
+}
+
+}  // namespace
+
+extern "C" {
+
+int ff_pattern_check(const char* text, char* canonical, size_t canonical_len, char* err, size_t err_len) {
+  return guarded(err, err_len, [&] {
+    const auto pattern = fabricfit::parse_comm_pattern(text != nullptr ? text : "");
+    copy_out(pattern.to_string(), canonical, canonical_len);
+  });
+}
+
+int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out, char* err,
+                     size_t err_len) {
+  if (out == nullptr) return FF_EINTERNAL;
+  fill(fabricfit::SiteConfig{}, out);
+  copy_out("defaults", out->source, sizeof out->source);
+  int rc = FF_OK;
+  const int guard = guarded(err, err_len, [&] {
+    const auto load = fabricfit::load_site_config_keeping_last_good(path != nullptr ? path : "",
+                                                                    last_good != nullptr ? last_good : "");
+    fill(load.config, out);
+    using Source = fabricfit::SiteConfigLoad::Source;
+    copy_out(load.source == Source::File       ? "file"
+             : load.source == Source::LastGood ? "last-good"
+                                               : "defaults",
+             out->source, sizeof out->source);
+    if (!load.error.empty()) {
+      copy_out(load.error, err, err_len);
+      rc = FF_EINVAL;
+    }
+  });
+  return guard != FF_OK ? guard : rc;
+}
+
+const char* ff_version(void) {
+  return PACKAGE_NAME " " PACKAGE_VERSION;
+}
+
+}  // extern "C"

@@ -1,0 +1,195 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Shared helpers for the integration tests that run a lab cluster (contrib/lab.sh). Source it:
+#   . "$(dirname "$0")/lib.sh"
+# It gives TAP output (ok / fail / check / diag / done_testing), a bounded wait_for, Slurm job
+# helpers, and lab_up/lab_down with an EXIT trap that always takes down every lab the test
+# brought up, so a failing or interrupted test leaves no daemons behind.
+#
+# Environment: FABRICFIT_LAB_SH (lab script, default contrib/lab.sh of this tree),
+# FABRICFIT_KEEP_LAB=1 keeps the lab directories (logs) even when the test passes.
+
+TEST_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP_SRCDIR=$(cd "$TEST_LIB_DIR/../.." && pwd)
+LAB_SH=${FABRICFIT_LAB_SH:-$TOP_SRCDIR/contrib/lab.sh}
+
+# ---------------------------------------------------------------------------------------------
+# TAP
+# ---------------------------------------------------------------------------------------------
+_tap_n=0
+_tap_failed=0
+
+# ok DESC: a passing assertion.
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+
+# fail DESC [DETAIL...]: a failing assertion; details go out as TAP comments.
+fail() {
+  _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1))
+  echo "not ok $_tap_n - $1"
+  shift
+  local line
+  for line in "$@"; do diag "$line"; done
+}
+
+# diag TEXT: a TAP comment (each line prefixed with "# ").
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+# check DESC CMD...: ok if CMD succeeds, else fail showing the command and its output
+# (which is kept out of the TAP stream).
+check() {
+  local desc=$1 out; shift
+  if out=$("$@" 2>&1); then ok "$desc"; else fail "$desc" "command failed: $*" "$out"; fi
+}
+
+# skip_all REASON: the whole test does not apply here (TAP "1..0 # SKIP").
+skip_all() { echo "1..0 # SKIP $*"; _tap_done=1; exit 0; }
+
+# done_testing: print the plan; exit non-zero if anything failed (or nothing was tested).
+done_testing() {
+  echo "1..$_tap_n"
+  _tap_done=1
+  if [ "$_tap_failed" -gt 0 ]; then diag "$_tap_failed of $_tap_n assertions failed"; exit 1; fi
+  [ "$_tap_n" -gt 0 ] || exit 1
+  exit 0
+}
+
+# ---------------------------------------------------------------------------------------------
+# Waiting
+# ---------------------------------------------------------------------------------------------
+
+# wait_for SECS CMD...: run CMD every 0.2 s until it succeeds; return 1 after SECS seconds.
+wait_for() {
+  local secs=$1; shift
+  local deadline=$(( $(date +%s%N) / 1000000 + secs * 1000 ))
+  until "$@"; do
+    [ $(( $(date +%s%N) / 1000000 )) -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Labs
+# ---------------------------------------------------------------------------------------------
+_labs=()        # lab directories brought up by this test (taken down by the EXIT trap)
+_tmpdirs=()     # directories to remove at exit when the test passed
+
+# pick_ports COUNT: print a base port B such that B (slurmctld) and B+1..B+COUNT (slurmds)
+# are not listening now, so a test lab does not collide with a developer's lab on the
+# default ports or with another test running at the same time.
+pick_ports() {
+  local count=$1 base busy
+  busy=$(ss -Hltn 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }' | sort -un)
+  for base in $(seq 20000 1000 40000) $(( 41000 + RANDOM % 20000 )); do
+    if ! awk -v lo="$base" -v hi=$(( base + count )) '$1 >= lo && $1 <= hi { found = 1 } END { exit !found }' <<<"$busy"; then
+      echo "$base"; return 0
+    fi
+  done
+  return 1
+}
+
+# make_tmpdir PREFIX: create a fresh directory under /tmp and set TEST_TMPDIR to it. It is
+# removed at exit if the test passed. (Not for use in $(...): the cleanup list would be lost.)
+make_tmpdir() {
+  TEST_TMPDIR=$(mktemp -d "/tmp/$1.XXXXXX") || return 1
+  chmod 0755 "$TEST_TMPDIR"   # munged wants every directory above its socket searchable by all
+  _tmpdirs+=("$TEST_TMPDIR")
+}
+
+# lab_up DIR LAB-UP-OPTIONS...: bring a lab up in DIR and point this shell's Slurm clients
+# (SLURM_CONF, PATH) at it. lab.sh's output goes to DIR.up.log (printed on failure).
+lab_up() {
+  local dir=$1; shift
+  _labs+=("$dir")
+  if "$LAB_SH" up --dir "$dir" "$@" > "$dir.up.log" 2>&1; then
+    eval "$("$LAB_SH" env --dir "$dir")"
+    return 0
+  fi
+  diag "lab.sh up --dir $dir $* failed:"
+  sed 's/^/#   /' "$dir.up.log"
+  return 1
+}
+
+lab_down() {
+  local dir=$1
+  "$LAB_SH" down --dir "$dir"
+}
+
+# lab_recorded_pids DIR: every PID the lab in DIR recorded (lab.sh's run/started list) and
+# what the daemons' pid files say now. Capture this before `down` (which clears the list).
+lab_recorded_pids() {
+  local dir=$1 f
+  {
+    [ -r "$dir/run/started" ] && awk '{ print $2 }' "$dir/run/started"
+    for f in "$dir"/run/*.pid "$dir"/munge/munged.pid; do
+      [ -r "$f" ] && head -n 1 "$f"
+    done
+  } 2>/dev/null | grep -E '^[0-9]+$' | sort -un
+}
+
+# pid_running PID: alive and not a zombie (reaping of orphans can lag behind their exit).
+pid_running() {
+  local state
+  [ -r "/proc/$1/stat" ] || return 1
+  state=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# Always take down every lab this test brought up, even when it fails or is interrupted.
+_lib_on_exit() {
+  local rc=$? d
+  for d in "${_labs[@]}"; do
+    "$LAB_SH" down --dir "$d" > "$d.down.log" 2>&1 || { diag "lab.sh down --dir $d failed:"; sed 's/^/#   /' "$d.down.log"; }
+  done
+  if [ -z "${_tap_done:-}" ]; then
+    # The script died before done_testing: make that a visible failure.
+    echo "not ok $((_tap_n + 1)) - test script ended early (exit status $rc)"
+    echo "1..$((_tap_n + 1))"
+    [ "$rc" -ne 0 ] || rc=1
+  fi
+  if [ "$rc" -eq 0 ] && [ "${FABRICFIT_KEEP_LAB:-0}" != 1 ]; then
+    for d in "${_tmpdirs[@]}"; do rm -rf "$d"; done
+  elif [ ${#_tmpdirs[@]} -gt 0 ]; then
+    diag "lab directories (logs) kept: ${_tmpdirs[*]}"
+  fi
+  exit "$rc"
+}
+trap _lib_on_exit EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------------------------------------
+# Slurm jobs (against the lab whose env lab_up loaded)
+# ---------------------------------------------------------------------------------------------
+
+# job_field JOBID FIELD: one field of `scontrol show job -o` (empty if the job is unknown).
+job_field() {
+  scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | awk -F= -v f="$2" '$1 == f { sub(/^[^=]*=/, ""); print; exit }'
+}
+
+# job_state JOBID: JobState from scontrol; if the controller has already purged the job,
+# fall back to squeue's view (which then says nothing: "UNKNOWN").
+job_state() {
+  local s
+  s=$(job_field "$1" JobState)
+  if [ -z "$s" ]; then
+    s=$(squeue -h -j "$1" -o %T 2>/dev/null | head -n 1)
+  fi
+  echo "${s:-UNKNOWN}"
+}
+
+_job_done() {
+  case $(job_state "$1") in
+    PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|SIGNALING|STAGE_OUT) return 1 ;;
+    *) return 0 ;;
+  esac
+}
+
+# wait_job JOBID SECS: wait (bounded) until the job reaches a final state; print that state.
+# Returns 1 on timeout (and prints the state it is stuck in).
+wait_job() {
+  local id=$1 secs=$2
+  if wait_for "$secs" _job_done "$id"; then
+    job_state "$id"; return 0
+  fi
+  job_state "$id"; return 1
+}
