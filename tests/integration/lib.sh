@@ -121,7 +121,7 @@ lab_recorded_pids() {
   local dir=$1 f
   {
     [ -r "$dir/run/started" ] && awk '{ print $2 }' "$dir/run/started"
-    for f in "$dir"/run/*.pid "$dir"/munge/munged.pid; do
+    for f in "$dir"/run/spawn/*.pid "$dir"/run/*.pid "$dir"/munge/munged.pid; do
       [ -r "$f" ] && head -n 1 "$f"
     done
   } 2>/dev/null | grep -E '^[0-9]+$' | sort -un
@@ -192,4 +192,22 @@ wait_job() {
     job_state "$id"; return 0
   fi
   job_state "$id"; return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Other processes (ibsim run directly by a test)
+# ---------------------------------------------------------------------------------------------
+
+# stop_pid PID: TERM, then KILL after 10 s; only ever a PID this test started.
+stop_pid() {
+  local pid=$1
+  pid_running "$pid" || { wait "$pid" 2>/dev/null; return 0; }
+  kill -TERM "$pid" 2>/dev/null
+  wait_for 10 bash -c "! [ -d /proc/$pid ] || grep -q '^State:.*Z' /proc/$pid/status" || kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
+}
+
+# umad2sim_lib: path of libumad2sim.so (LD_PRELOAD it to talk to ibsim).
+umad2sim_lib() {
+  dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim.so$' | head -n1
 }

@@ -3,17 +3,12 @@
 # libumad2sim, against the simulator) finds every node and link the file declares.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/tap.sh"
+. "$here/lib.sh"
 
 FABRICFIT=${FABRICFIT_BIN:-fabricfit}
 UMAD2SIM=$(umad2sim_lib)
-work=$(mktemp -d /tmp/ff-gen-ibsim.XXXXXX)
-sim_pid=""
-cleanup() {
-  [ -n "$sim_pid" ] && stop_pid "$sim_pid"
-  rm -rf "$work"
-}
-trap cleanup EXIT
+make_tmpdir ff-gen-ibsim
+work=$TEST_TMPDIR
 
 # name | generate options
 shapes=(
@@ -31,23 +26,23 @@ for entry in "${shapes[@]}"; do
   mkdir -p "$dir"
   # shellcheck disable=SC2086
   if ! "$FABRICFIT" generate $opts -o "$dir/fabric.net" 2> "$dir/gen.err"; then
-    not_ok "$name: generate failed: $(cat "$dir/gen.err")"
+    fail "$name: generate failed: $(cat "$dir/gen.err")"
     continue
   fi
   mkfifo "$dir/console"
   (cd "$dir" && IBSIM_SOCKNAME="ff-gen-$$-$name" exec ibsim -s fabric.net 0<>console > ibsim.log 2>&1) &
   sim_pid=$!
   if ! wait_for 20 grep -q "sim>" "$dir/ibsim.log"; then
-    not_ok "$name: ibsim did not load the file: $(tail -3 "$dir/ibsim.log")"
-    stop_pid "$sim_pid"; sim_pid=""
+    fail "$name: ibsim did not load the file: $(tail -3 "$dir/ibsim.log")"
+    stop_pid "$sim_pid"
     continue
   fi
   (cd "$dir" && IBSIM_SOCKNAME="ff-gen-$$-$name" LD_PRELOAD="$UMAD2SIM" \
      timeout 60 ibnetdiscover > discovered.net 2> discover.err)
   rc=$?
-  stop_pid "$sim_pid"; sim_pid=""
+  stop_pid "$sim_pid"
   if [ $rc -ne 0 ]; then
-    not_ok "$name: ibnetdiscover failed ($rc): $(tail -3 "$dir/discover.err")"
+    fail "$name: ibnetdiscover failed ($rc): $(tail -3 "$dir/discover.err")"
     continue
   fi
   awk -f "$here/net_summary.awk" "$dir/fabric.net" | sort > "$dir/declared"
@@ -57,9 +52,9 @@ for entry in "${shapes[@]}"; do
   if [ "$nodes" -gt 0 ] && [ "$links" -gt 0 ] && diff -u "$dir/declared" "$dir/seen" > "$dir/diff"; then
     ok "$name: ibnetdiscover sees all $nodes nodes and $links port links"
   else
-    not_ok "$name: discovery differs from the file ($nodes nodes, $links links declared)"
-    head -20 "$dir/diff" | sed 's/^/#   /'
+    fail "$name: discovery differs from the file ($nodes nodes, $links links declared)"
+    diag "$(head -20 "$dir/diff")"
   fi
 done
 
-finish
+done_testing

@@ -4,21 +4,17 @@
 # validated at submission and FABRICFIT_PATTERN in every task; the lab leaves nothing behind.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/tap.sh"
+. "$here/lib.sh"
 
-lab=$(mktemp -d /var/tmp/ff-test-slice.XXXXXX)
-pids=""
-cleanup() { lab_down "$lab" > /dev/null 2>&1; rm -rf "$lab"; }
-trap cleanup EXIT
-
-if ! lab_up "$lab" 16917 17101 > "$lab.up.log" 2>&1; then
-  not_ok "lab up: $(tail -5 "$lab.up.log")"
-  rm -f "$lab.up.log"
-  finish
+make_tmpdir ff-test-slice
+lab=$TEST_TMPDIR/lab
+port=$(pick_ports 32)
+if ! lab_up "$lab" --ctld-port "$port" --slurmd-port $((port + 1)); then
+  fail "lab up"
+  done_testing
 fi
-rm -f "$lab.up.log"
 ok "lab up: $(sinfo -h -o '%D nodes %t' | head -1)"
-pids=$(lab_pids "$lab")
+pids=$(lab_recorded_pids "$lab")
 ctld_log=$lab/log/slurmctld.log
 
 check "sinfo shows 32 idle nodes" test "$(sinfo -h -t idle -o '%D')" = 32
@@ -26,7 +22,7 @@ check "sinfo shows 32 idle nodes" test "$(sinfo -h -t idle -o '%D')" = 32
 # --- a 4-node alltoall job: FABRICFIT_PATTERN in every task, and the decision logged.
 jid=$(sbatch --parsable -N 4 --gpus-per-node=8 --comm-pattern=alltoall -o "$lab/job-%j.out" \
         --wrap 'srun printenv FABRICFIT_PATTERN')
-if [ -n "$jid" ] && wait_job "$jid" 60; then
+if [ -n "$jid" ] && wait_job "$jid" 60 > /dev/null; then
   check "job $jid completed" test "$(job_state "$jid")" = COMPLETED
   check "every one of the 4 tasks sees FABRICFIT_PATTERN=alltoall" \
     test "$(grep -c '^alltoall$' "$lab/job-$jid.out")" = 4
@@ -35,7 +31,7 @@ if [ -n "$jid" ] && wait_job "$jid" 60; then
   check "slurmctld log names the job, its pattern and its nodes: ${line#*] }" \
     bash -c '[[ "$1" == *"pattern=alltoall candidates=gpu["*"chosen=gpu"* ]]' _ "$line"
 else
-  not_ok "job did not finish (id '${jid:-none}', state $(job_state "$jid"))"
+  fail "job did not finish (id '${jid:-none}', state $(job_state "$jid"))"
 fi
 
 # --- malformed values are refused at submission, with the reason, and no job is made.
@@ -83,11 +79,11 @@ check "slurmctld logged the bad line" grep -q "fabricfit: $lab/fabricfit.conf:2:
 out=$(scontrol show topology 2>&1); rc=$?
 check "scontrol show topology answers (rc=$rc)" \
   bash -c '[ "$1" -eq 0 ] && [[ "$2" == *"Plugin=topology/fabricfit"* ]]' _ "$rc" "$out"
-check "slurmctld is still running" kill -0 "$(cat "$lab/run/slurmctld.pid")"
+check "slurmctld is still running" pid_running "$(cat "$lab/run/slurmctld.pid")"
 
 # --- down stops every daemon up started.
 lab_down "$lab" > /dev/null 2>&1
 alive=""
-for p in $pids; do pid_alive "$p" && alive="$alive $p"; done
+for p in $pids; do pid_running "$p" && alive="$alive $p"; done
 check "lab down left none of the $(echo $pids | wc -w) recorded processes alive${alive:+ (alive:$alive)}" test -z "$alive"
-finish
+done_testing
