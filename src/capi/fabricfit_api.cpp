@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "common/site_config.hpp"
@@ -75,6 +76,17 @@ int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out
     }
   });
   return guard != FF_OK ? guard : rc;
+}
+
+int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings,
+                         char* out, size_t out_len, char* err, size_t err_len) {
+  return guarded(err, err_len, [&] {
+    const auto site_default = fabricfit::parse_comm_pattern(settings != nullptr ? settings->default_pattern : "ring");
+    std::optional<fabricfit::CommPattern> asked;
+    if (requested != nullptr && requested[0] != '\0') asked = fabricfit::parse_comm_pattern(requested);
+    const auto pattern = fabricfit::effective_pattern(asked ? &*asked : nullptr, max_nodes, site_default);
+    copy_out(pattern.to_string(), out, out_len);
+  });
 }
 
 const char* ff_version(void) {

@@ -39,6 +39,13 @@ int ff_pattern_check(const char *text, char *canonical, size_t canonical_len, ch
 int ff_settings_load(const char *path, const char *last_good, ff_settings_t *out, char *err,
 		     size_t err_len);
 
+/*
+ * The pattern a job runs with: `requested` (a --comm-pattern value, or NULL/empty when
+ * none was given), else `none` for a job of at most one node, else the site default.
+ */
+int ff_effective_pattern(const char *requested, unsigned max_nodes, const ff_settings_t *settings,
+			 char *out, size_t out_len, char *err, size_t err_len);
+
 /* "fabricfit 0.1.0" */
 const char *ff_version(void);
 

@@ -78,4 +78,10 @@ CommPattern parse_comm_pattern(std::string_view text) {
   throw PatternError(fmt::format("unknown pattern '{}' ({})", text, kExpected));
 }
 
+CommPattern effective_pattern(const CommPattern* requested, unsigned max_nodes,
+                              const CommPattern& site_default) {
+  if (requested != nullptr) return *requested;
+  return max_nodes == 1 ? CommPattern{PatternKind::None} : site_default;
+}
+
 }  // namespace fabricfit

@@ -32,4 +32,10 @@ class PatternError : public std::invalid_argument {
 // once, an omitted key meaning 1). Throws PatternError with a message fit for users.
 [[nodiscard]] CommPattern parse_comm_pattern(std::string_view text);
 
+// The pattern a job is placed and described by: what it asked for; otherwise, as a
+// single-node job has no inter-node traffic, `none` for one node and the site default
+// for more.
+[[nodiscard]] CommPattern effective_pattern(const CommPattern* requested, unsigned max_nodes,
+                                            const CommPattern& site_default);
+
 }  // namespace fabricfit

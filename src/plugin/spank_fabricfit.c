@@ -79,13 +79,15 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	uint32_t nnodes = 0;
-	const char *value = pattern;
+	char value[FF_PATTERN_MAX] = "";
+	char err[256] = "";
 
-	if (!value[0]) {
-		/* No --comm-pattern: multi-node jobs get the site default, others none. */
-		if (spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS)
-			nnodes = 0;
-		value = (nnodes > 1) ? settings.default_pattern : "none";
+	if (spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS)
+		nnodes = 0;
+	if (ff_effective_pattern(pattern, nnodes, &settings, value, sizeof(value), err,
+				 sizeof(err)) != FF_OK) {
+		slurm_error("fabricfit: %s", err);
+		return 0;
 	}
 	if (spank_setenv(sp, "FABRICFIT_PATTERN", value, 1) != ESPANK_SUCCESS)
 		slurm_error("fabricfit: cannot set FABRICFIT_PATTERN");

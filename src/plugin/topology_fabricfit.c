@@ -112,15 +112,18 @@ static const char *_job_pattern(job_record_t *job_ptr)
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
 	char *candidates = bitmap2node_name(topo_eval->node_map);
-	const char *pattern = _job_pattern(topo_eval->job_ptr);
+	char pattern[FF_PATTERN_MAX] = "", err[256] = "";
 	char *chosen;
 	int rc;
+
+	if (ff_effective_pattern(_job_pattern(topo_eval->job_ptr), topo_eval->max_nodes, &settings,
+				 pattern, sizeof(pattern), err, sizeof(err)) != FF_OK)
+		snprintf(pattern, sizeof(pattern), "invalid");
 
 	rc = common_topo_choose_nodes(topo_eval);
 	chosen = (rc == SLURM_SUCCESS) ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");
 	info("fabricfit: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d",
-	     topo_eval->job_ptr, pattern ? pattern : settings.default_pattern, candidates, chosen,
-	     rc);
+	     topo_eval->job_ptr, pattern, candidates, chosen, rc);
 	xfree(candidates);
 	xfree(chosen);
 	return rc;

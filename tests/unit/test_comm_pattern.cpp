@@ -51,3 +51,12 @@ TEST(CommPattern, MalformedValuesAreRefusedWithAReason) {
   EXPECT_NE(message_of("tp=2,dp").find("KEY=VALUE"), std::string::npos);
   EXPECT_NE(message_of("tp=99999999999").find("group size"), std::string::npos);
 }
+
+TEST(CommPattern, EffectivePatternPrefersTheRequestThenNodeCount) {
+  const CommPattern site_default{PatternKind::Tree};
+  const CommPattern asked{PatternKind::AllToAll};
+  EXPECT_EQ(fabricfit::effective_pattern(&asked, 1, site_default), asked);
+  EXPECT_EQ(fabricfit::effective_pattern(nullptr, 1, site_default).kind, PatternKind::None);
+  EXPECT_EQ(fabricfit::effective_pattern(nullptr, 4, site_default), site_default);
+  EXPECT_EQ(fabricfit::effective_pattern(nullptr, 0, site_default), site_default) << "unknown size";
+}

@@ -44,3 +44,17 @@ TEST(FabricfitApi, BadSettingsFileKeepsDefaults) {
   EXPECT_STREQ(s.default_pattern, "alltoall");
   std::filesystem::remove(path);
 }
+
+TEST(FabricfitApi, EffectivePattern) {
+  ff_settings_t s;
+  char err[256] = "";
+  ASSERT_EQ(ff_settings_load(nullptr, nullptr, &s, err, sizeof err), FF_OK);
+  char out[FF_PATTERN_MAX] = "";
+  EXPECT_EQ(ff_effective_pattern("dp=2,tp=4", 8, &s, out, sizeof out, err, sizeof err), FF_OK);
+  EXPECT_STREQ(out, "tp=4,pp=1,dp=2");
+  EXPECT_EQ(ff_effective_pattern(nullptr, 1, &s, out, sizeof out, err, sizeof err), FF_OK);
+  EXPECT_STREQ(out, "none");
+  EXPECT_EQ(ff_effective_pattern("", 3, &s, out, sizeof out, err, sizeof err), FF_OK);
+  EXPECT_STREQ(out, "ring");
+  EXPECT_EQ(ff_effective_pattern("rings", 3, &s, out, sizeof out, err, sizeof err), FF_EINVAL);
+}
