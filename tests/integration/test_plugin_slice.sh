@@ -48,6 +48,9 @@ check "no job was created by the refused submissions" test "$(squeue -h -a | wc 
 check "multi-node step without --comm-pattern gets the default (ring)" \
   test "$(srun -N 2 printenv FABRICFIT_PATTERN | sort -u)" = ring
 check "single-node step gets none" test "$(srun -N 1 printenv FABRICFIT_PATTERN)" = none
+one=$(srun -N 1 bash -c 'echo $SLURM_JOB_ID')
+check "and slurmctld places a one-node job as pattern=none" \
+  grep -q "fabricfit: eval_nodes JobId=$one pattern=none " "$ctld_log"
 check "tp/pp/dp is passed on in canonical form" \
   test "$(srun -N 2 --comm-pattern=dp=2,tp=8 printenv FABRICFIT_PATTERN | sort -u)" = "tp=8,pp=1,dp=2"
 
