@@ -8,7 +8,9 @@
 #include "cli/commands.hpp"
 #include "ff_config.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{"fabricfit: topology-aware GPU job placement for Slurm on InfiniBand fabrics"};
   app.set_version_flag("--version", std::string("fabricfit ") + PACKAGE_VERSION);
   app.require_subcommand(1);
@@ -19,14 +21,26 @@ int main(int argc, char** argv) {
   };
   remember(fabricfit::cli::add_generate_command(app));
 
-  CLI11_PARSE(app, argc, argv);
   try {
-    for (auto& [sub, action] : actions) {
-      if (sub->parsed()) return action();
-    }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "fabricfit: {}\n", e.what());
-    return 1;
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  for (auto& [sub, action] : actions) {
+    if (sub->parsed()) return action();
   }
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fabricfit: {}\n", e.what());
+  } catch (...) {
+    fmt::print(stderr, "fabricfit: unexpected error\n");
+  }
+  return 1;
 }
