@@ -51,7 +51,7 @@ class Builder {
     // Leaves first: their host ports are 1..hosts_per_leaf, uplinks above them.
     for (int g = 0; g < groups; ++g) {
       for (int r = 0; r < spec_.rails; ++r) {
-        const auto idx = static_cast<std::uint64_t>(g * spec_.rails + r);
+        const std::uint64_t idx = (static_cast<std::uint64_t>(g) * spec_.rails) + r;
         std::string name = fmt::format("ib-leaf-{:03d}", g + 1);
         if (multi_rail) name += fmt::format("-r{}", r);
         leaf_.push_back(add_switch(kLeafTag | idx, name));
@@ -59,7 +59,7 @@ class Builder {
     }
     for (int p = 0; p < pods; ++p) {
       for (int s = 0; s < spec_.spines; ++s) {
-        const auto idx = static_cast<std::uint64_t>(p * spec_.spines + s);
+        const std::uint64_t idx = (static_cast<std::uint64_t>(p) * spec_.spines) + s;
         std::string name = spec_.pods > 0 ? fmt::format("ib-p{:02d}-spine-{:02d}", p + 1, s + 1)
                                           : fmt::format("ib-spine-{:02d}", s + 1);
         spine_.push_back(add_switch(kSpineTag | idx, name));
