@@ -169,6 +169,7 @@ set_paths() {
   LOGS=$LAB_DIR/log
   CONF=$LAB_DIR/slurm.conf
   NETFILE=$LAB_DIR/fabric.net
+  SNAPSHOT=$LAB_DIR/fabric.snapshot
   MUNGE_DIR=$LAB_DIR/munge
   MUNGE_SOCK=$MUNGE_DIR/munge.socket
   IBSIM_DIR=$LAB_DIR/ibsim
@@ -567,16 +568,21 @@ ibsim_ready() {
 }
 
 # Optional smoke test: discover the simulated fabric once and count the HCAs.
-check_fabric() {
-  command -v ibnetdiscover >/dev/null && [ -r "$UMAD2SIM_SO" ] || return 0
+# Discovers the simulated fabric live, the way an admin would on a real subnet
+# (`fabricfit discover` through libibnetdisc, here via libumad2sim), writing the snapshot
+# topology/fabricfit reads, and checks it found every host the net file declares.
+discover_fabric() {
   local want got
-  want=$(grep -cE '^(Ca|Hca)[[:space:]]' "$NETFILE" || true)
-  got=$(cd "$IBSIM_DIR" || exit 0
-        IBSIM_SOCKNAME=$IBSIM_SOCKNAME LD_PRELOAD=$UMAD2SIM_SO timeout 60 ibnetdiscover \
-          2> "$LOGS/ibnetdiscover.log" | grep -cE '^(Ca|Hca)[[:space:]]' || true)
+  [ -r "$UMAD2SIM_SO" ] || die "$UMAD2SIM_SO not found (package libumad2sim0)"
+  want=$NODES
+  (cd "$IBSIM_DIR" &&
+   IBSIM_SOCKNAME=$IBSIM_SOCKNAME LD_PRELOAD=$UMAD2SIM_SO timeout 120 "$FF_BIN" discover \
+     -o "$SNAPSHOT" > "$LOGS/discover.log" 2>&1) ||
+    { show_tail "$LOGS/discover.log"; die "fabricfit discover failed on the simulated fabric"; }
   rm -rf "$IBSIM_DIR"/sys-* 2>/dev/null || true
-  [ "$got" = "$want" ] || { show_tail "$LOGS/ibnetdiscover.log"; die "ibnetdiscover found $got of $want HCAs in the simulated fabric"; }
-  log "fabric discovered through ibsim: $got HCAs"
+  got=$("$FF_BIN" show --json "$SNAPSHOT" | awk -F'[:,]' '/^  "hosts": / { gsub(/ /, "", $2); print $2; exit }')
+  [ "$got" = "$want" ] || die "fabricfit discover found ${got:-no} hosts, the fabric has $want"
+  log "fabric discovered live through ibsim: $got hosts, snapshot $SNAPSHOT"
 }
 
 start_munge() {
@@ -687,8 +693,10 @@ EOF
     cp "$FF_CONF_SRC" "$LAB_DIR/fabricfit.conf"
   else
     cat > "$LAB_DIR/fabricfit.conf" <<EOF
-# fabricfit.conf for the lab in $LAB_DIR (written by contrib/lab.sh up; empty = defaults).
-# Simulated fabric: $NETFILE, served by ibsim as IBSIM_SOCKNAME=$IBSIM_SOCKNAME.
+# fabricfit.conf for the lab in $LAB_DIR (written by contrib/lab.sh up).
+# Simulated fabric: $NETFILE, served by ibsim as IBSIM_SOCKNAME=$IBSIM_SOCKNAME;
+# discovered live into the snapshot below by \`fabricfit discover\`.
+SnapshotFile=$SNAPSHOT
 EOF
   fi
 }
@@ -824,7 +832,7 @@ cmd_up() {
   generate_fabric
   write_lab_env
   start_ibsim
-  check_fabric
+  discover_fabric
   start_munge
   make_gpu_devices
   write_configs

@@ -28,12 +28,14 @@ if make -C "$build" -j"$(nproc)" check > "$log_dir/unit.log" 2>&1; then
 else
   u_status=fail
 fi
-# GoogleTest prints one line per test: count them.
-u_pass=$(grep -c '^\[       OK \]' "$build/unit_tests.log" 2>/dev/null || true); u_pass=${u_pass:-0}
-u_fail=$(grep -c '^\[  FAILED  \] .*(' "$build/unit_tests.log" 2>/dev/null || true); u_fail=${u_fail:-0}
+# GoogleTest prints one line per test in each test binary's log: count them.
+u_logs=()
+for t in $(make -s -C "$build" print-tests 2>/dev/null); do u_logs+=("$build/$t.log"); done
+u_pass=$(cat "${u_logs[@]}" 2>/dev/null | grep -c '^\[       OK \]' || true); u_pass=${u_pass:-0}
+u_fail=$(cat "${u_logs[@]}" 2>/dev/null | grep -c '^\[  FAILED  \] .*(' || true); u_fail=${u_fail:-0}
 [ "$u_status" = fail ] && [ "$u_fail" -eq 0 ] && u_fail=1
-echo "unit: $u_pass passed, $u_fail failed"
-[ "$u_fail" -gt 0 ] && { grep -E 'Failure|FAILED' "$build/unit_tests.log" | head -30; tail -20 "$log_dir/unit.log"; }
+echo "unit: $u_pass passed, $u_fail failed (${#u_logs[@]} test programs)"
+[ "$u_fail" -gt 0 ] && { cat "${u_logs[@]}" 2>/dev/null | grep -E 'Failure|FAILED' | head -30; tail -20 "$log_dir/unit.log"; }
 passed=$((passed + u_pass)); failed=$((failed + u_fail))
 
 if [ "$unit_only" = no ]; then

@@ -27,6 +27,7 @@ PACKAGES=(
   libboost-graph-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
+  jq
 )
 
 missing=()

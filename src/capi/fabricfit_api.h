@@ -46,6 +46,58 @@ int ff_settings_load(const char *path, const char *last_good, ff_settings_t *out
 int ff_effective_pattern(const char *requested, unsigned max_nodes, const ff_settings_t *settings,
 			 char *out, size_t out_len, char *err, size_t err_len);
 
+/* ---- placement engine (slurmctld) ---- */
+
+enum {
+	FF_ENOFIT = 3, /* no placement fits now (not an error: Slurm's evaluator decides) */
+};
+
+typedef struct ff_engine ff_engine_t;
+
+/*
+ * Loads a fabric snapshot into a new engine. On failure *out is NULL and `err` says
+ * which file and what is wrong with it.
+ */
+int ff_engine_load(const char *snapshot_path, ff_engine_t **out, char *err, size_t err_len);
+void ff_engine_free(ff_engine_t *engine);
+/* "hosts=32 leaf_groups=4 rails=1 tiers=2 ..." for logs and scontrol show topology. */
+void ff_engine_describe(const ff_engine_t *engine, char *out, size_t out_len);
+int ff_engine_host_count(const ff_engine_t *engine);
+/* The fabric host of a Slurm node, or -1 when the fabric has no such host. */
+int ff_engine_host(const ff_engine_t *engine, const char *node_name);
+/* Host order that keeps leaf groups contiguous (for node ranking): 0 = first. */
+int ff_engine_host_rank(const ff_engine_t *engine, int host);
+
+typedef struct ff_request {
+	unsigned min_nodes;
+	unsigned max_nodes; /* 0: as min_nodes */
+	unsigned gpus_per_node; /* 0 when total_gpus is given */
+	unsigned total_gpus;
+	int exclusive; /* whole nodes */
+	const char *pattern; /* canonical pattern */
+} ff_request_t;
+
+/*
+ * Chooses hosts for a request. Arrays are per fabric host (ff_engine_host_count()):
+ * allowed[h] nonzero when Slurm offers host h to this job, free_gpus[h] its free GPUs,
+ * total_gpus[h] its GPUs. On FF_OK, chosen[0..*nchosen) are hosts in rank order
+ * (contiguous per leaf group) and `summary` holds the score as "key=value ..." words.
+ * FF_ENOFIT when nothing fits; FF_EINVAL for a request that makes no sense.
+ */
+int ff_engine_place(ff_engine_t *engine, const ff_request_t *request, const unsigned char *allowed,
+		    const int *free_gpus, const int *total_gpus, int *chosen, unsigned *nchosen,
+		    char *summary, size_t summary_len, char *err, size_t err_len);
+
+/*
+ * Cluster-wide fragmentation of the given free GPUs (docs/placement.md): the share of
+ * the free GPUs the workload's job sizes could not use (0..1), and their number.
+ */
+int ff_engine_fragmentation(const ff_engine_t *engine, const int *free_gpus, const int *total_gpus,
+			    double *share, double *unusable_gpus, char *err, size_t err_len);
+
+/* GPUs in a Slurm TRES string such as "gres/gpu:8" or "gres/gpu:h100:4,gres/shard:2"; 0 if none. */
+unsigned ff_tres_gpus(const char *tres);
+
 /* "fabricfit 0.1.0" */
 const char *ff_version(void);
 

@@ -10,5 +10,12 @@ namespace fabricfit::cli {
 // Adds the subcommand to `app`; returns the action to run when it is selected.
 using Action = std::function<int()>;
 Action add_generate_command(CLI::App& app);
+Action add_discover_command(CLI::App& app);
+Action add_show_command(CLI::App& app);
+Action add_diff_command(CLI::App& app);
+// Placement (docs/placement.md): score, frag, replay.
+Action add_score_command(CLI::App& app);
+Action add_frag_command(CLI::App& app);
+Action add_replay_command(CLI::App& app);
 
 }  // namespace fabricfit::cli

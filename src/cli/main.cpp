@@ -20,6 +20,12 @@ int run(int argc, char** argv) {
     actions.emplace_back(app.get_subcommands({}).back(), std::move(action));
   };
   remember(fabricfit::cli::add_generate_command(app));
+  remember(fabricfit::cli::add_discover_command(app));
+  remember(fabricfit::cli::add_show_command(app));
+  remember(fabricfit::cli::add_diff_command(app));
+  remember(fabricfit::cli::add_score_command(app));
+  remember(fabricfit::cli::add_frag_command(app));
+  remember(fabricfit::cli::add_replay_command(app));
 
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -21,6 +22,8 @@
 #include "src/common/run_in_daemon.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/interfaces/gres.h"
+#include "src/interfaces/select.h"
 #include "src/interfaces/topology.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -42,6 +45,16 @@ typedef struct {
 static ff_settings_t settings;
 static char *conf_path = NULL;
 static char conf_status[512] = "not read";
+
+/* slurmctld only: the placement engine over the loaded snapshot. */
+static ff_engine_t *engine = NULL;
+static struct timespec engine_mtime; /* of the snapshot file it was loaded from */
+static char engine_status[FF_PATH_MAX + 1024] = "not loaded";
+static int *host_of_node = NULL; /* Slurm node index -> fabric host, -1 if unknown */
+static int *node_of_host = NULL; /* fabric host -> Slurm node index, -1 if none */
+static int mapped_node_count = -1;
+static unsigned char *host_allowed = NULL;
+static int *host_free = NULL, *host_total = NULL, *host_chosen = NULL;
 
 #define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
 
@@ -73,6 +86,99 @@ static void _load_settings(void)
 	xfree(last_good);
 }
 
+
+/* Maps Slurm's node table onto the fabric's hosts (node indices change on reconfigure). */
+static void _map_nodes(void)
+{
+	int hosts = ff_engine_host_count(engine);
+	node_record_t *node_ptr;
+
+	xfree(host_of_node);
+	xfree(node_of_host);
+	xfree(host_allowed);
+	xfree(host_free);
+	xfree(host_total);
+	xfree(host_chosen);
+	mapped_node_count = node_record_count;
+	host_of_node = xcalloc(MAX(node_record_count, 1), sizeof(int));
+	node_of_host = xcalloc(MAX(hosts, 1), sizeof(int));
+	host_allowed = xcalloc(MAX(hosts, 1), sizeof(unsigned char));
+	host_free = xcalloc(MAX(hosts, 1), sizeof(int));
+	host_total = xcalloc(MAX(hosts, 1), sizeof(int));
+	host_chosen = xcalloc(MAX(hosts, 1), sizeof(int));
+	for (int h = 0; h < hosts; h++)
+		node_of_host[h] = -1;
+	for (int i = 0; i < node_record_count; i++)
+		host_of_node[i] = -1;
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		int host = ff_engine_host(engine, node_ptr->name);
+		host_of_node[i] = host;
+		if (host >= 0) {
+			node_of_host[host] = i;
+			host_total[host] = (int)gres_node_config_cnt(node_ptr->gres_list, "gpu");
+		}
+	}
+}
+
+/*
+ * Loads the snapshot when it is new or changed. A snapshot that fails to load never
+ * replaces one that works; without any, Slurm's default selection runs.
+ */
+static void _refresh_engine(void)
+{
+	struct stat st;
+	ff_engine_t *fresh = NULL;
+	char err[FF_PATH_MAX + 512] = "", desc[256] = "";
+
+	if (!running_in_slurmctld())
+		return;
+	if (stat(settings.snapshot_file, &st) != 0) {
+		if (!engine)
+			snprintf(engine_status, sizeof(engine_status),
+				 "no snapshot at %s: Slurm's default selection", settings.snapshot_file);
+		return;
+	}
+	if (engine && st.st_mtim.tv_sec == engine_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == engine_mtime.tv_nsec) {
+		if (mapped_node_count != node_record_count)
+			_map_nodes();
+		return;
+	}
+	if (ff_engine_load(settings.snapshot_file, &fresh, err, sizeof(err)) != FF_OK) {
+		/* Log each bad snapshot file once, not on every scheduling pass. */
+		if (st.st_mtim.tv_sec != engine_mtime.tv_sec ||
+		    st.st_mtim.tv_nsec != engine_mtime.tv_nsec || !engine)
+			error("fabricfit: %s; %s", err,
+			      engine ? "keeping the snapshot already loaded" :
+				       "using Slurm's default selection");
+		snprintf(engine_status, sizeof(engine_status), "bad snapshot: %s%s", err,
+			 engine ? " (keeping the one already loaded)" : "");
+		engine_mtime = st.st_mtim;
+		return;
+	}
+	ff_engine_free(engine);
+	engine = fresh;
+	engine_mtime = st.st_mtim;
+	_map_nodes();
+	ff_engine_describe(engine, desc, sizeof(desc));
+	snprintf(engine_status, sizeof(engine_status), "loaded %s (%s)", settings.snapshot_file,
+		 desc);
+	info("fabricfit: snapshot %s loaded: %s", settings.snapshot_file, desc);
+}
+
+static void _free_engine(void)
+{
+	ff_engine_free(engine);
+	engine = NULL;
+	xfree(host_of_node);
+	xfree(node_of_host);
+	xfree(host_allowed);
+	xfree(host_free);
+	xfree(host_total);
+	xfree(host_chosen);
+	mapped_node_count = -1;
+}
+
 extern int init(void)
 {
 	_load_settings();
@@ -84,6 +190,7 @@ extern int init(void)
 
 extern int fini(void)
 {
+	_free_engine();
 	xfree(conf_path);
 	return SLURM_SUCCESS;
 }
@@ -91,6 +198,7 @@ extern int fini(void)
 extern int topology_p_build_config(void)
 {
 	_load_settings();
+	_refresh_engine();
 	return SLURM_SUCCESS;
 }
 
@@ -109,21 +217,102 @@ static const char *_job_pattern(job_record_t *job_ptr)
 	return NULL;
 }
 
+/*
+ * Runs the placement engine over the nodes Slurm offers and narrows node_map to its
+ * choice. Returns true when it did; `note` says what happened either way.
+ */
+static bool _fabricfit_choose(topology_eval_t *topo_eval, const char *pattern, char *note,
+			      size_t note_len)
+{
+	job_record_t *job_ptr = topo_eval->job_ptr;
+	ff_request_t request = { 0 };
+	char summary[512] = "", err[512] = "";
+	unsigned nchosen = 0;
+	int hosts, rc;
+
+	if (!engine) {
+		snprintf(note, note_len, "placement=slurm reason=\"%s\"", engine_status);
+		return false;
+	}
+	request.gpus_per_node = ff_tres_gpus(job_ptr->tres_per_node);
+	request.total_gpus = ff_tres_gpus(job_ptr->tres_per_job);
+	if (!request.gpus_per_node && !request.total_gpus) {
+		snprintf(note, note_len, "placement=slurm reason=no-gpus");
+		return false;
+	}
+	if (job_ptr->details && job_ptr->details->req_node_bitmap) {
+		snprintf(note, note_len, "placement=slurm reason=required-nodes");
+		return false;
+	}
+	hosts = ff_engine_host_count(engine);
+	memset(host_allowed, 0, hosts * sizeof(*host_allowed));
+	memset(host_free, 0, hosts * sizeof(*host_free));
+	for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
+		int host = host_of_node[i];
+		if (host < 0) {
+			snprintf(note, note_len, "placement=slurm reason=\"node %s is not in the fabric\"",
+				 node_record_table_ptr[i]->name);
+			return false;
+		}
+		/* GRES counts are not known yet when the map is first made: fill in lazily. */
+		if (!host_total[host])
+			host_total[host] = (int)gres_node_config_cnt(
+				node_record_table_ptr[i]->gres_list, "gpu");
+		host_allowed[host] = 1;
+		host_free[host] = topo_eval->avail_res_array && topo_eval->avail_res_array[i] ?
+					  topo_eval->avail_res_array[i]->avail_gpus :
+					  host_total[host];
+	}
+	request.min_nodes = topo_eval->min_nodes;
+	request.max_nodes = MAX(topo_eval->req_nodes, topo_eval->min_nodes);
+	request.exclusive = job_ptr->details && (job_ptr->details->whole_node & WHOLE_NODE_REQUIRED);
+	request.pattern = pattern;
+
+	rc = ff_engine_place(engine, &request, host_allowed, host_free, host_total, host_chosen,
+			     &nchosen, summary, sizeof(summary), err, sizeof(err));
+	if (rc == FF_ENOFIT) {
+		snprintf(note, note_len, "placement=slurm reason=no-fit");
+		return false;
+	} else if (rc != FF_OK) {
+		snprintf(note, note_len, "placement=slurm reason=\"%s\"", err);
+		return false;
+	}
+	bit_clear_all(topo_eval->node_map);
+	for (unsigned k = 0; k < nchosen; k++)
+		bit_set(topo_eval->node_map, node_of_host[host_chosen[k]]);
+	snprintf(note, note_len, "placement=fabricfit %s", summary);
+	return true;
+}
+
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
 	char *candidates = bitmap2node_name(topo_eval->node_map);
-	char pattern[FF_PATTERN_MAX] = "", err[256] = "";
+	char pattern[FF_PATTERN_MAX] = "", err[256] = "", note[FF_PATH_MAX + 2048] = "";
+	bitstr_t *offered = NULL;
 	char *chosen;
 	int rc;
 
 	if (ff_effective_pattern(_job_pattern(topo_eval->job_ptr), topo_eval->max_nodes, &settings,
 				 pattern, sizeof(pattern), err, sizeof(err)) != FF_OK)
-		snprintf(pattern, sizeof(pattern), "invalid");
+		snprintf(pattern, sizeof(pattern), "ring");
 
+	_refresh_engine();
+	offered = bit_copy(topo_eval->node_map);
+	if (!_fabricfit_choose(topo_eval, pattern, note, sizeof(note)))
+		FREE_NULL_BITMAP(offered);
+
+	/* Slurm's common evaluator makes the final core/GPU pick within the nodes given. */
 	rc = common_topo_choose_nodes(topo_eval);
+	if (rc != SLURM_SUCCESS && offered) {
+		bit_copybits(topo_eval->node_map, offered);
+		rc = common_topo_choose_nodes(topo_eval);
+		snprintf(note, sizeof(note),
+			 "placement=slurm reason=\"Slurm's evaluator refused the fabricfit choice\"");
+	}
+	FREE_NULL_BITMAP(offered);
 	chosen = (rc == SLURM_SUCCESS) ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");
-	info("fabricfit: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d",
-	     topo_eval->job_ptr, pattern, candidates, chosen, rc);
+	info("fabricfit: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d %s",
+	     topo_eval->job_ptr, pattern, candidates, chosen, rc, note);
 	xfree(candidates);
 	xfree(chosen);
 	return rc;
@@ -139,9 +328,27 @@ extern bitstr_t *topology_p_get_bitmap(char *name)
 	return NULL;
 }
 
+/* Ranks nodes so that each leaf group's nodes are contiguous (known hosts first). */
 extern bool topology_p_generate_node_ranking(void)
 {
-	return false;
+	node_record_t *node_ptr;
+	int hosts;
+
+	if (!running_in_slurmctld())
+		return false;
+	if (!conf_path)
+		_load_settings();
+	_refresh_engine();
+	if (!engine)
+		return false;
+	hosts = ff_engine_host_count(engine);
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		int host = ff_engine_host(engine, node_ptr->name);
+		node_ptr->node_rank = (host >= 0) ? ff_engine_host_rank(engine, host) : hosts + i;
+	}
+	/* Node indices change once Slurm sorts by rank: map again on next use. */
+	mapped_node_count = -1;
+	return true;
 }
 
 extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern)
@@ -175,8 +382,8 @@ static char *_describe(void)
 		   conf_status, settings.source);
 	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings.snapshot_file,
 		   settings.default_pattern);
-	xstrfmtcat(out, "Placement=slurm-default Reason=\"fabric-aware placement not enabled in "
-			"this build\"\n");
+	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n", engine ? "fabricfit" : "slurm-default",
+		   engine_status);
 	return out;
 }
 
@@ -238,7 +445,25 @@ unpack_error:
 	return SLURM_ERROR;
 }
 
+/*
+ * Backfill compares this across candidate start times (lower is better): the free GPUs
+ * that the workload's job sizes could not use if the nodes in node_mask were the free ones.
+ */
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
 {
-	return 0;
+	double share = 0, unusable = 0;
+	char err[256] = "";
+	int hosts;
+
+	if (!engine || mapped_node_count != node_record_count)
+		return 0;
+	hosts = ff_engine_host_count(engine);
+	for (int h = 0; h < hosts; h++) {
+		int i = node_of_host[h];
+		host_free[h] = (i >= 0 && bit_test(node_mask, i)) ? host_total[h] : 0;
+	}
+	if (ff_engine_fragmentation(engine, host_free, host_total, &share, &unusable, err,
+				    sizeof(err)) != FF_OK)
+		return 0;
+	return (uint32_t)(unusable + 0.5);
 }

@@ -33,6 +33,7 @@ struct VertexProps {
   int host = -1;        // HCAs: index into Fabric::hosts
   int leaf_group = -1;  // leaves and hosts: index into Fabric::leaf_groups
   int pod = -1;         // three-tier: leaves and spines, index into Fabric::pods
+  friend bool operator==(const VertexProps&, const VertexProps&) = default;
 };
 
 struct LinkProps {
@@ -43,6 +44,7 @@ struct LinkProps {
   double expected_gbps = 0;  // what its peers run at; > gbps means degraded
   bool host_edge = false;    // Host-to-HCA membership, not a cable: carries no capacity
   [[nodiscard]] bool degraded() const { return gbps + 1e-9 < expected_gbps; }
+  friend bool operator==(const LinkProps&, const LinkProps&) = default;
 };
 
 // vecS out-edge lists allow parallel edges: two cables between one leaf and one spine
@@ -53,21 +55,27 @@ using Vertex = FabricGraph::vertex_descriptor;
 
 struct Host {
   std::string name;
-  std::vector<Vertex> hcas;  // compute HCAs, indexed by rail
+  std::vector<Vertex> hcas;  // compute HCAs, indexed by rail; FabricGraph::null_vertex() where the
+                             // host has no HCA on that rail (size is Fabric::rails)
   int leaf_group = -1;
+  friend bool operator==(const Host&, const Host&) = default;
 };
 
 // The unit of locality: hosts that share their leaf on every rail.
 struct LeafGroup {
   std::string name;            // the rail-0 leaf's name (or "<leaf> +N rails")
   std::vector<int> hosts;      // indices into Fabric::hosts, in name order
-  std::vector<Vertex> leaves;  // indexed by rail
+  std::vector<Vertex> leaves;  // indexed by rail; FabricGraph::null_vertex() for a rail with no leaf
   int pod = -1;                // three-tier: index into Fabric::pods
-  double down_gbps = 0;        // to hosts, all rails
+  double down_gbps = 0;        // to the CAs on its leaves (hosts, unnamed, storage), all rails
   double up_gbps = 0;          // to spines, all rails (degraded links at what they run at)
   int uplinks = 0;             // cables to spines, all rails
   double min_uplink_gbps = 0;  // slowest uplink: ECMP spreads evenly, so it saturates first
+  // up_gbps with every leaf cabled like most leaves and every uplink at its peers' rate:
+  // expected_up_gbps - up_gbps is the capacity lost to missing or degraded uplinks.
+  double expected_up_gbps = 0;
   [[nodiscard]] double oversubscription() const { return up_gbps > 0 ? down_gbps / up_gbps : 0.0; }
+  friend bool operator==(const LeafGroup&, const LeafGroup&) = default;
 };
 
 // Three-tier fabrics: leaf groups under one set of spines.
@@ -78,6 +86,7 @@ struct Pod {
   double up_gbps = 0;  // spine-to-core capacity
   int uplinks = 0;
   double min_uplink_gbps = 0;
+  friend bool operator==(const Pod&, const Pod&) = default;
 };
 
 struct DegradedLink {
@@ -89,6 +98,7 @@ struct DegradedLink {
   double expected_gbps = 0;
   LinkRate rate;
   LinkRate expected_rate;
+  friend bool operator==(const DegradedLink&, const DegradedLink&) = default;
 };
 
 struct Fabric {
@@ -102,6 +112,10 @@ struct Fabric {
   int tiers = 0;         // switch tiers: 1, 2 or 3
   bool partial = false;  // built from a partial discovery
   std::string origin;
+  int sharp_nodes = 0;  // SHARP aggregation nodes seen: the switches can run in-network reductions
+
+  // Same vertices, links (in the same order) and derived views.
+  friend bool operator==(const Fabric& a, const Fabric& b);
 
   [[nodiscard]] std::optional<int> host_index(std::string_view name) const;
   [[nodiscard]] std::size_t switch_count(SwitchTier tier) const;

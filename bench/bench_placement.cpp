@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Decision latency of the placement engine (fabricfit) and of the tree baseline, in
+// process, at 1k/4k/16k/32k hosts with a realistic free-host map and request mix.
+// Every decision is timed on its own, by the thread's CPU clock (what the decision costs;
+// on a shared machine wall time adds whatever preemption happened to hit it) and by the
+// wall clock. Counters: median and 99th percentile in microseconds, CPU (p50_us, p99_us)
+// and wall (wall_p50_us, wall_p99_us). After the runs, the growth of the CPU p99 from 1k
+// to 32k hosts is compared with n log n.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include <time.h>
+
+#include "fabric_fixture.hpp"
+#include "placement/baselines.hpp"
+#include "placement/selector.hpp"
+
+namespace fabricfit {
+namespace {
+
+constexpr int kHostsPerLeaf = 32;  // 64-port switches, 1:1
+constexpr int kLeavesPerPod = 32;  // 1024 hosts per pod
+
+// A cluster at about 75 % of its GPUs: whole leaf groups busy with big jobs, others
+// mixed with whole-host and shared jobs, and some free. Seeded: the same map every run.
+struct Cluster {
+  explicit Cluster(int hosts) : world(spec(hosts), WorkloadMix::standard()) {
+    std::mt19937 rng(static_cast<unsigned>(hosts));
+    for (int l = 0; l < world.index.leaf_group_count(); ++l) {
+      const int kind = static_cast<int>(rng() % 10);  // 0-3 busy, 4-8 mixed, 9 free
+      for (int h : world.index.hosts_of(l)) {
+        const int r = static_cast<int>(rng() % 100);
+        if (kind <= 3) {
+          world.busy(h, r < 95 ? 8 : 0);
+        } else if (kind <= 8) {
+          world.busy(h, r < 50 ? 8 : r < 75 ? 1 + static_cast<int>(rng() % 7) : 0);
+        }
+      }
+    }
+  }
+  static testing::FixtureSpec spec(int hosts) {
+    const int groups = hosts / kHostsPerLeaf;
+    if (groups <= kLeavesPerPod) return {.leaf_groups = groups, .hosts_per_leaf = kHostsPerLeaf};
+    return {.pods = groups / kLeavesPerPod, .leaf_groups = kLeavesPerPod, .hosts_per_leaf = kHostsPerLeaf};
+  }
+  testing::World world;
+};
+
+// The request mix: mostly small and whole-host jobs, some multi-host ones up to 64 hosts.
+std::vector<JobRequest> request_mix() {
+  struct Size {
+    int nodes, gpus;
+    const char* pattern;
+    int count;
+  };
+  const Size sizes[] = {{1, 1, "none", 8}, {1, 4, "none", 3},     {1, 8, "none", 5},  {2, 8, "ring", 3},
+                        {4, 8, "ring", 2}, {8, 8, "alltoall", 1}, {16, 8, "ring", 1}, {64, 8, "tree", 1}};
+  std::vector<JobRequest> out;
+  for (const Size& s : sizes) {
+    for (int i = 0; i < s.count; ++i) {
+      JobRequest r;
+      r.min_nodes = s.nodes;
+      r.gpus_per_node = s.gpus;
+      r.pattern = parse_comm_pattern(s.pattern);
+      out.push_back(r);
+    }
+  }
+  std::shuffle(out.begin(), out.end(), std::mt19937(7));
+  return out;
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::map<std::pair<std::string, int>, double>& p99_results() {
+  static std::map<std::pair<std::string, int>, double> m;
+  return m;
+}
+
+template <typename Policy>
+void decision_latency(benchmark::State& state) {
+  const int hosts = static_cast<int>(state.range(0));
+  static std::map<int, std::unique_ptr<Cluster>> clusters;  // built once per size
+  auto& cluster = clusters[hosts];
+  if (!cluster) cluster = std::make_unique<Cluster>(hosts);
+  const auto requests = request_mix();
+  Policy policy;
+  const PlacementContext ctx = cluster->world.ctx();
+  std::vector<double> cpu_us, wall_us;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const JobRequest& r = requests[next++ % requests.size()];
+    const double c0 = thread_cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    auto a = policy.place(ctx, r);
+    const auto t1 = std::chrono::steady_clock::now();
+    const double c1 = thread_cpu_seconds();
+    benchmark::DoNotOptimize(a);
+    state.SetIterationTime(c1 - c0);
+    cpu_us.push_back((c1 - c0) * 1e6);
+    wall_us.push_back(std::chrono::duration<double>(t1 - t0).count() * 1e6);
+  }
+  const auto pct = [](std::vector<double>& v, double p) {
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+  };
+  state.counters["p50_us"] = pct(cpu_us, 0.50);
+  state.counters["p99_us"] = pct(cpu_us, 0.99);
+  state.counters["wall_p50_us"] = pct(wall_us, 0.50);
+  state.counters["wall_p99_us"] = pct(wall_us, 0.99);
+  state.counters["hosts"] = hosts;
+  p99_results()[{policy.name(), hosts}] = pct(cpu_us, 0.99);
+}
+
+BENCHMARK_TEMPLATE(decision_latency, FabricfitSelector)
+    ->Arg(1024)
+    ->Arg(4096)
+    ->Arg(16384)
+    ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(1.0);
+BENCHMARK_TEMPLATE(decision_latency, TreePolicy)
+    ->Arg(1024)
+    ->Arg(4096)
+    ->Arg(16384)
+    ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(1.0);
+
+}  // namespace
+}  // namespace fabricfit
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  // Growth: p99 at n over p99 at 1k, against n log n over 1k log 1k.
+  const auto& r = fabricfit::p99_results();
+  for (const char* policy : {"fabricfit", "tree"}) {
+    const auto base = r.find({policy, 1024});
+    if (base == r.end()) continue;
+    fmt::print("{:<9} CPU p99 growth from 1k hosts:", policy);
+    for (const auto& [key, p99] : r) {
+      if (key.first != policy) continue;
+      const double n = key.second;
+      const double nlogn = n * std::log2(n) / (1024.0 * 10.0);
+      fmt::print("  {}k {:.1f}x (n log n {:.1f}x)", key.second / 1024, p99 / base->second, nlogn);
+    }
+    fmt::print("\n");
+  }
+  return 0;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The placement engine at the C edge, for topology/fabricfit in slurmctld: a snapshot
+// loaded once, its LocalityIndex, and the fabricfit selector. Exceptions become status
+// codes here.
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <exception>
+#include <fmt/format.h>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "capi/fabricfit_api.h"
+#include "placement/comm_pattern.hpp"
+#include "placement/fragmentation.hpp"
+#include "placement/gpu_state.hpp"
+#include "placement/job_request.hpp"
+#include "placement/locality_index.hpp"
+#include "placement/placement_policy.hpp"
+#include "placement/selector.hpp"
+#include "topology/snapshot.hpp"
+
+struct ff_engine {
+  explicit ff_engine(fabricfit::Snapshot loaded)
+      : snapshot(std::move(loaded)),
+        index(snapshot.fabric),
+        frag(fabricfit::WorkloadMix::standard(), kMaxGpusPerHost, std::max(1, index.largest_leaf_group())) {
+    rank.assign(index.host_count(), -1);
+    int next = 0;
+    for (int g = 0; g < index.leaf_group_count(); ++g) {
+      for (const int h : index.hosts_of(g)) rank[h] = next++;
+    }
+    for (int h = 0; h < index.host_count(); ++h) {
+      if (rank[h] < 0) rank[h] = next++;  // hosts in no leaf group go last
+    }
+  }
+  // The fragmentation model is built for hosts of up to this many GPUs.
+  static constexpr int kMaxGpusPerHost = 8;
+
+  fabricfit::Snapshot snapshot;
+  fabricfit::LocalityIndex index;
+  fabricfit::FragModel frag;
+  fabricfit::FabricfitSelector selector;
+  std::vector<int> rank;
+  fabricfit::GpuState gpus;  // reused across decisions
+};
+
+namespace {
+
+void copy_out(const std::string& s, char* buf, size_t len) {
+  if (buf == nullptr || len == 0) return;
+  std::snprintf(buf, len, "%s", s.c_str());
+}
+
+template <typename Body>
+int guarded(char* err, size_t err_len, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const fabricfit::SnapshotError& e) {
+    copy_out(e.what(), err, err_len);
+    return FF_EINVAL;
+  } catch (const fabricfit::RequestError& e) {
+    copy_out(e.what(), err, err_len);
+    return FF_EINVAL;
+  } catch (const fabricfit::PatternError& e) {
+    copy_out(e.what(), err, err_len);
+    return FF_EINVAL;
+  } catch (const std::exception& e) {
+    copy_out(std::string("internal error: ") + e.what(), err, err_len);
+    return FF_EINTERNAL;
+  } catch (...) {
+    copy_out("internal error", err, err_len);
+    return FF_EINTERNAL;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int ff_engine_load(const char* snapshot_path, ff_engine_t** out, char* err, size_t err_len) {
+  if (out == nullptr) return FF_EINTERNAL;
+  *out = nullptr;
+  return guarded(err, err_len, [&]() -> int {
+    auto engine = std::make_unique<ff_engine>(fabricfit::load_snapshot(snapshot_path != nullptr ? snapshot_path : ""));
+    if (engine->index.host_count() == 0) {
+      throw fabricfit::SnapshotError(fmt::format("{}: the fabric has no hosts", snapshot_path));
+    }
+    *out = engine.release();
+    return FF_OK;
+  });
+}
+
+void ff_engine_free(ff_engine_t* engine) { delete engine; }
+
+void ff_engine_describe(const ff_engine_t* engine, char* out, size_t out_len) {
+  if (engine == nullptr) {
+    copy_out("none", out, out_len);
+    return;
+  }
+  try {
+    const auto& f = engine->snapshot.fabric;
+    copy_out(fmt::format("hosts={} leaf_groups={} pods={} rails={} tiers={} degraded_links={} warnings={}",
+                         engine->index.host_count(), engine->index.leaf_group_count(), engine->index.pod_count(),
+                         engine->index.rails(), engine->index.tiers(), f.degraded_links.size(), f.warnings.size()),
+             out, out_len);
+  } catch (...) {
+    copy_out("(unavailable)", out, out_len);
+  }
+}
+
+int ff_engine_host_count(const ff_engine_t* engine) { return engine != nullptr ? engine->index.host_count() : 0; }
+
+int ff_engine_host(const ff_engine_t* engine, const char* node_name) {
+  if (engine == nullptr || node_name == nullptr) return -1;
+  try {
+    const auto host = engine->index.find_host(node_name);
+    return host ? *host : -1;
+  } catch (...) {
+    return -1;
+  }
+}
+
+int ff_engine_host_rank(const ff_engine_t* engine, int host) {
+  if (engine == nullptr || host < 0 || host >= engine->index.host_count()) return -1;
+  return engine->rank[host];
+}
+
+int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsigned char* allowed,
+                    const int* free_gpus, const int* total_gpus, int* chosen, unsigned* nchosen, char* summary,
+                    size_t summary_len, char* err, size_t err_len) {
+  if (engine == nullptr || request == nullptr || allowed == nullptr || free_gpus == nullptr ||
+      total_gpus == nullptr || chosen == nullptr || nchosen == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  *nchosen = 0;
+  return guarded(err, err_len, [&]() -> int {
+    const int n = engine->index.host_count();
+    auto& gpus = engine->gpus;
+    gpus.total.assign(total_gpus, total_gpus + n);
+    gpus.free.assign(free_gpus, free_gpus + n);
+    for (int h = 0; h < n; ++h) {
+      gpus.total[h] = std::clamp(gpus.total[h], 0, ff_engine::kMaxGpusPerHost);
+      gpus.free[h] = std::clamp(gpus.free[h], 0, gpus.total[h]);
+    }
+    fabricfit::JobRequest job;
+    job.min_nodes = static_cast<int>(std::min<unsigned>(request->min_nodes, static_cast<unsigned>(n)));
+    job.max_nodes = static_cast<int>(std::min<unsigned>(request->max_nodes, static_cast<unsigned>(n)));
+    job.gpus_per_node = static_cast<int>(request->gpus_per_node);
+    job.total_gpus = static_cast<int>(request->total_gpus);
+    job.exclusive = request->exclusive != 0;
+    job.pattern = fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring");
+
+    const fabricfit::PlacementContext ctx{engine->index, gpus, engine->frag,
+                                          std::span<const std::uint8_t>(allowed, static_cast<std::size_t>(n))};
+    const auto decision = engine->selector.decide(ctx, job);
+    if (!decision) return FF_ENOFIT;
+    const auto& a = decision->chosen.allocation;
+    const auto& s = decision->chosen.score;
+    for (std::size_t i = 0; i < a.hosts.size(); ++i) chosen[i] = a.hosts[i];
+    *nchosen = static_cast<unsigned>(a.hosts.size());
+    copy_out(fmt::format("leaf_groups={} pods={} spine_bytes={:.3f} core_bytes={:.3f} max_uplink_load={:.4f} "
+                         "frag_delta={:+.4f} cost={:.4f}{}{}",
+                         s.leaf_groups, s.pods, s.spine_bytes, s.core_bytes, s.max_uplink_load, s.frag_delta, s.cost,
+                         s.bottleneck.empty() ? "" : " bottleneck=", s.bottleneck),
+             summary, summary_len);
+    return FF_OK;
+  });
+}
+
+int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus, double* share,
+                            double* unusable_gpus, char* err, size_t err_len) {
+  if (engine == nullptr || free_gpus == nullptr || total_gpus == nullptr || share == nullptr ||
+      unusable_gpus == nullptr) {
+    return FF_EINTERNAL;
+  }
+  return guarded(err, err_len, [&]() -> int {
+    const int n = engine->index.host_count();
+    fabricfit::GpuState gpus{std::vector<int>(total_gpus, total_gpus + n), std::vector<int>(free_gpus, free_gpus + n)};
+    for (int h = 0; h < n; ++h) {
+      gpus.total[h] = std::clamp(gpus.total[h], 0, ff_engine::kMaxGpusPerHost);
+      gpus.free[h] = std::clamp(gpus.free[h], 0, gpus.total[h]);
+    }
+    const auto report = fabricfit::measure_fragmentation(engine->index, gpus, engine->frag);
+    *share = report.frag;
+    *unusable_gpus = report.unusable;
+    return FF_OK;
+  });
+}
+
+unsigned ff_tres_gpus(const char* tres) {
+  if (tres == nullptr) return 0;
+  // Comma-separated "gres/gpu[:type]:count" items; other TRES are not GPUs.
+  unsigned gpus = 0;
+  std::string_view rest(tres);
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const auto item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    if (item.rfind("gres/gpu", 0) != 0 || (item.size() > 8 && item[8] != ':')) continue;
+    const auto colon = item.rfind(':');
+    if (colon == std::string_view::npos) continue;
+    unsigned count = 0;
+    const auto digits = item.substr(colon + 1);
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+    if (ec == std::errc{} && ptr == digits.data() + digits.size()) gpus += count;
+  }
+  return gpus;
+}
+
+}  // extern "C"

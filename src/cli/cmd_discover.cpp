@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit discover -o SNAPSHOT`: discovers the subnet (live through libibnetdisc, or
+// from an ibnetdiscover text or ibnd cache file), builds the Fabric model and writes
+// it as a snapshot, atomically. A partial discovery is refused unless --allow-partial,
+// and is then marked partial in the snapshot.
+#include <fmt/format.h>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/fabric_source.hpp"
+#include "cli/model_options_cli.hpp"
+#include "topology/fabric_builder.hpp"
+
+namespace fabricfit::cli {
+namespace {
+
+// Exit status when a partial discovery is refused: a timer unit can tell it from a
+// failure to discover at all.
+constexpr int kPartialRefused = 3;
+
+struct DiscoverOptions {
+  std::string from;
+  std::string format = "auto";
+  std::string output;
+  bool allow_partial = false;
+  bool quiet = false;
+  DiscoveryOptions live;
+  ModelFlags model;
+};
+
+int run_discover(const DiscoverOptions& opt) {
+  const auto format = parse_source_format(opt.format);
+  if (!format || *format == SourceFormat::Snapshot) {
+    throw CLI::ValidationError("--format", "must be auto, text or cache");
+  }
+  const ModelOptions options = model_options(opt.model);
+  const RawFabric raw = read_raw(opt.from.empty() ? "live" : opt.from, *format, opt.live);
+  if (raw.partial && !opt.allow_partial) {
+    std::string missing;
+    for (std::size_t i = 0; i < raw.unreachable.size() && i < 10; ++i) missing += "\n  " + raw.unreachable[i];
+    if (raw.unreachable.size() > 10) missing += fmt::format("\n  and {} more", raw.unreachable.size() - 10);
+    fmt::print(stderr,
+               "fabricfit: the discovery ({}) was partial, {} node(s) or port(s) not reached:{}\n"
+               "fabricfit: {} not written; rerun, or pass --allow-partial to write it marked partial\n",
+               raw.origin, raw.unreachable.size(), missing, opt.output);
+    return kPartialRefused;
+  }
+  const Fabric fabric = build_fabric(raw, options);
+  save_snapshot(opt.output, fabric, snapshot_info_now(options));
+  if (!opt.quiet) {
+    fmt::print("{}: {} hosts, {} leaf groups, {} rail(s), {} tier(s), {} degraded link(s), {} warning(s){}\n",
+               opt.output, fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
+               fabric.degraded_links.size(), fabric.warnings.size(), fabric.partial ? " (PARTIAL)" : "");
+  }
+  return 0;
+}
+
+}  // namespace
+
+Action add_discover_command(CLI::App& app) {
+  auto opt = std::make_shared<DiscoverOptions>();
+  auto* cmd = app.add_subcommand("discover", "Discover the fabric and write a snapshot for the plugin");
+  cmd->add_option("--from", opt->from,
+                  "Read an ibnetdiscover text file or an ibnd cache file instead of discovering live")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--format", opt->format, "How to read --from: auto, text or cache")->capture_default_str();
+  cmd->add_option("--ca", opt->live.ca, "Local CA to discover from (default: the first)");
+  cmd->add_option("--port", opt->live.ca_port, "Its port (default: the first active)");
+  cmd->add_option("--timeout", opt->live.timeout_ms, "SMP timeout in ms (default: libibnetdisc's)");
+  cmd->add_option("--retries", opt->live.retries, "SMP retries (default: libibnetdisc's)");
+  cmd->add_option("--max-smps", opt->live.max_smps, "SMPs in flight at once (more is faster; default 2)");
+  cmd->add_flag("--allow-partial", opt->allow_partial,
+                "Write a snapshot even if discovery missed part of the subnet (marked partial)");
+  cmd->add_flag("-q,--quiet", opt->quiet, "Print nothing on success");
+  cmd->add_option("-o,--output", opt->output, "Snapshot file to write (atomically)")->required();
+  add_model_flags(*cmd, opt->model);
+  return [opt] { return run_discover(*opt); };
+}
+
+}  // namespace fabricfit::cli

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit frag SNAPSHOT --busy ...`: free capacity per leaf group and the fragmentation
+// metric (docs/placement.md), as text, JSON or Prometheus text format.
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/placement_input.hpp"
+#include "placement/fragmentation.hpp"
+
+namespace fabricfit::cli {
+namespace {
+
+struct FragOptions {
+  std::string source;
+  std::string busy;
+  std::string mix;
+  int gpus_per_node = 8;
+  bool json = false;
+  bool prom = false;
+};
+
+std::string prom_label(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+int run_frag(const FragOptions& opt) {
+  const Fabric fabric = load_fabric(opt.source);
+  const LocalityIndex index(fabric);
+  const GpuState gpus = busy_state(index, opt.busy, opt.gpus_per_node);
+  const WorkloadMix mix = opt.mix.empty() ? WorkloadMix::standard() : WorkloadMix::parse(opt.mix);
+  const FragModel model(mix, opt.gpus_per_node, index.largest_leaf_group());
+  const FragmentationReport r = measure_fragmentation(index, gpus, model);
+
+  if (opt.json) {
+    nlohmann::json j = {{"mix", mix.to_string()},     {"free_gpus", r.free_gpus},
+                        {"total_gpus", r.total_gpus}, {"unusable_gpus", r.unusable},
+                        {"fragmentation", r.frag},    {"leaf_groups", nlohmann::json::array()}};
+    for (int l = 0; l < index.leaf_group_count(); ++l) {
+      const auto& g = r.leaf_groups[l];
+      j["leaf_groups"].push_back({{"name", index.leaf_group(l).name},
+                                  {"hosts", g.hosts},
+                                  {"whole_free_hosts", g.whole_free_hosts},
+                                  {"free_gpus", g.free_gpus},
+                                  {"unusable_gpus", g.unusable},
+                                  {"fragmentation", g.frag}});
+    }
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  if (opt.prom) {
+    fmt::print("# HELP fabricfit_fragmentation Share of free GPUs the workload mix cannot use (0-1).\n");
+    fmt::print("# TYPE fabricfit_fragmentation gauge\nfabricfit_fragmentation {}\n", r.frag);
+    fmt::print("# HELP fabricfit_free_gpus Free GPUs in the fabric's leaf groups.\n");
+    fmt::print("# TYPE fabricfit_free_gpus gauge\nfabricfit_free_gpus {}\n", r.free_gpus);
+    fmt::print("# HELP fabricfit_unusable_gpus Free GPUs the workload mix cannot use (weighted).\n");
+    fmt::print("# TYPE fabricfit_unusable_gpus gauge\nfabricfit_unusable_gpus {}\n", r.unusable);
+    const auto per_group = [&](const char* name, const char* help, auto value) {
+      fmt::print("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
+      for (int l = 0; l < index.leaf_group_count(); ++l) {
+        fmt::print("{}{{leaf_group=\"{}\"}} {}\n", name, prom_label(index.leaf_group(l).name),
+                   value(r.leaf_groups[l]));
+      }
+    };
+    per_group("fabricfit_leaf_group_fragmentation", "Share of the leaf group's free GPUs the mix cannot use.",
+              [](const LeafGroupFragmentation& g) { return g.frag; });
+    per_group("fabricfit_leaf_group_free_gpus", "Free GPUs in the leaf group.",
+              [](const LeafGroupFragmentation& g) { return static_cast<double>(g.free_gpus); });
+    per_group("fabricfit_leaf_group_whole_free_hosts", "Hosts with every GPU free in the leaf group.",
+              [](const LeafGroupFragmentation& g) { return static_cast<double>(g.whole_free_hosts); });
+    return 0;
+  }
+  fmt::print("{:<24} {:>6} {:>11} {:>10} {:>10} {:>6}\n", "leaf group", "hosts", "whole free", "free GPUs",
+             "unusable", "frag");
+  for (int l = 0; l < index.leaf_group_count(); ++l) {
+    const auto& g = r.leaf_groups[l];
+    fmt::print("{:<24} {:>6} {:>11} {:>10} {:>10.1f} {:>6.3f}\n", index.leaf_group(l).name, g.hosts,
+               g.whole_free_hosts, g.free_gpus, g.unusable, g.frag);
+  }
+  fmt::print("\ncluster: {} of {} GPUs free, {:.1f} unusable by the mix: fragmentation {:.3f}\nmix: {}\n",
+             r.free_gpus, r.total_gpus, r.unusable, r.frag, mix.to_string());
+  return 0;
+}
+
+}  // namespace
+
+Action add_frag_command(CLI::App& app) {
+  auto opt = std::make_shared<FragOptions>();
+  auto* cmd = app.add_subcommand("frag", "Free capacity per leaf group and the fragmentation metric");
+  cmd->add_option("snapshot", opt->source, "A snapshot (or an ibnetdiscover / ibnd cache file)")->required();
+  cmd->add_option("--busy", opt->busy,
+                  "Busy hosts: a hostlist (every GPU busy) or a file of 'HOSTLIST [GPUS_BUSY]' lines")
+      ->required();
+  cmd->add_option(
+      "--mix", opt->mix,
+      "Job sizes the metric counts for, GPUS or NODESxGPUS with :WEIGHT, e.g. 1:0.4,8:0.3,2x8:0.3 "
+      "(default: 1,2,4,8,2x8,4x8,8x8 equally)");
+  cmd->add_option("--gpus-per-node", opt->gpus_per_node, "GPUs on every host")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  auto* json = cmd->add_flag("--json", opt->json, "Print JSON");
+  cmd->add_flag("--prom", opt->prom, "Print Prometheus text exposition format")->excludes(json);
+  return [opt] { return run_frag(*opt); };
+}
+
+}  // namespace fabricfit::cli

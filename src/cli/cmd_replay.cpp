@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit replay SNAPSHOT --trace FILE --format F --policies ...`: a job trace through
+// the placement policies on the same arrival stream (docs/placement.md, "Replay").
+#include <fmt/format.h>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/placement_input.hpp"
+#include "common/atomic_file.hpp"
+#include "replay/replay.hpp"
+#include "replay/replay_report.hpp"
+
+namespace fabricfit::cli {
+namespace {
+
+struct ReplayCliOptions {
+  std::string source;
+  std::string trace;
+  std::string format;
+  std::vector<std::string> policies{"fabricfit", "tree", "firstfit"};
+  std::string rule;
+  std::string mix;
+  std::string svg;
+  std::string weights;
+  int gpus_per_node = 8;
+  double target_load = 0;
+  double locality_wait_s = 0;
+  int max_jobs = 0;
+  std::uint64_t seed = 1;
+  bool json = false;
+};
+
+int run_replay(const ReplayCliOptions& opt) {
+  const auto format = parse_trace_format(opt.format);
+  if (!format) throw CLI::ValidationError("--format", "must be elasticflow, kalos or openb");
+  for (const auto& p : opt.policies) (void)make_policy(p);  // a typo fails before the long part
+
+  const Fabric fabric = load_fabric(opt.source);
+  const LocalityIndex index(fabric);
+  Trace trace = read_trace(opt.trace, *format, opt.gpus_per_node);
+  if (opt.max_jobs > 0 && static_cast<int>(trace.jobs.size()) > opt.max_jobs) trace.jobs.resize(opt.max_jobs);
+
+  long cluster_gpus = 0;
+  int hosts = 0;
+  for (int l = 0; l < index.leaf_group_count(); ++l) hosts += index.leaf_group_size(l);
+  cluster_gpus = static_cast<long>(hosts) * opt.gpus_per_node;
+  double compression = 1;
+  const double recorded = offered_load(trace.jobs, cluster_gpus);
+  if (opt.target_load > 0 && recorded > 0) compression = opt.target_load / recorded;
+  std::vector<TraceJob> jobs = compress_arrivals(trace.jobs, compression);
+
+  ReplayOptions options;
+  options.node_gpus = opt.gpus_per_node;
+  options.rule = opt.rule.empty() ? PatternRule{} : parse_pattern_rule(opt.rule);
+  const WorkloadMix mix = opt.mix.empty() ? workload_mix_of(jobs) : WorkloadMix::parse(opt.mix);
+  const FragModel frag(mix, opt.gpus_per_node, index.largest_leaf_group());
+  PolicyOptions policy_options;
+  policy_options.seed = opt.seed;
+  policy_options.locality_wait_s = opt.locality_wait_s;
+  if (!opt.weights.empty()) policy_options.weights = parse_score_weights(opt.weights);
+  options.retry_after_s = opt.locality_wait_s;
+
+  ReplayReport report;
+  report.trace = opt.trace;
+  report.format = to_string(*format);
+  report.mapping = trace.mapping;
+  report.trace_jobs = static_cast<int>(jobs.size());
+  report.fabric = fmt::format(
+      "{} hosts x {} GPUs in {} leaf groups{}, {} tiers", hosts, opt.gpus_per_node, index.leaf_group_count(),
+      index.pod_count() > 0 ? fmt::format(" / {} pods", index.pod_count()) : std::string(), index.tiers());
+  report.cluster_gpus = cluster_gpus;
+  report.offered_load = offered_load(jobs, cluster_gpus);
+  report.compression = compression;
+  report.rule = options.rule.describe();
+  report.rule_spec = options.rule.to_string();
+  report.mix = mix.to_string();
+  report.locality_wait_s = opt.locality_wait_s;
+  report.weights = policy_options.weights.to_string();
+  report.results = replay_policies(index, jobs, opt.policies, frag, options, policy_options);
+
+  if (!opt.svg.empty()) write_file_atomically(opt.svg, report_svg(report));
+  if (opt.json) {
+    fmt::print("{}\n", report_json(report).dump(2));
+  } else {
+    fmt::print("{}", report_text(report));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Action add_replay_command(CLI::App& app) {
+  auto opt = std::make_shared<ReplayCliOptions>();
+  auto* cmd =
+      app.add_subcommand("replay", "Replay a job trace through fabricfit and baseline placement policies");
+  cmd->add_option("snapshot", opt->source, "A snapshot (or an ibnetdiscover / ibnd cache file)")->required();
+  cmd->add_option("--trace", opt->trace, "The trace file (CSV)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--format", opt->format, "elasticflow, kalos or openb")->required();
+  cmd->add_option("--policies", opt->policies,
+                  "Comma-separated: fabricfit, tree, tree-switches, firstfit, random")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--pattern-rule", opt->rule,
+                  "How trace jobs get patterns, e.g. multi=ring,alltoall=0.25,alltoall_min_nodes=4,volume=1 "
+                  "(default: multi=ring)");
+  cmd->add_option("--mix", opt->mix, "Workload mix for fragmentation (default: the trace's, by GPU demand)");
+  cmd->add_option("--gpus-per-node", opt->gpus_per_node, "GPUs on every host")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--target-load", opt->target_load,
+                  "Compress (or stretch) arrival times so that the offered load is this share of the GPUs "
+                  "(0: as recorded)")
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--locality-wait", opt->locality_wait_s,
+                  "Seconds a multi-host job that one leaf group could hold waits for one before it is split "
+                  "(fabricfit, and tree-switches: Slurm's --switches=1@TIME); 0: never waits")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--weights", opt->weights,
+                  "fabricfit's score weights, e.g. spine=1,core=4,uplink=2,frag=1 (the default)");
+  cmd->add_option("--max-jobs", opt->max_jobs, "Replay only the first N jobs");
+  cmd->add_option("--seed", opt->seed, "Seed of the random policy")->capture_default_str();
+  cmd->add_option("--svg", opt->svg, "Also write the comparison as an SVG plot");
+  cmd->add_flag("--json", opt->json, "Print JSON");
+  return [opt] { return run_replay(*opt); };
+}
+
+}  // namespace fabricfit::cli

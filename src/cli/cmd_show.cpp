@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit show SOURCE`: tiers, leaf groups, oversubscription, degraded links and
+// warnings of a snapshot (or of a discovery file or the live subnet, built on the spot);
+// as text, JSON, or a Slurm topology.conf.
+#include <fmt/format.h>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/fabric_report.hpp"
+#include "cli/fabric_source.hpp"
+#include "cli/model_options_cli.hpp"
+#include "topology/slurm_topology.hpp"
+
+namespace fabricfit::cli {
+namespace {
+
+struct ShowOptions {
+  std::string source;
+  std::string format = "auto";
+  bool json = false;
+  bool topology_conf = false;
+  ModelFlags model;
+};
+
+int run_show(const ShowOptions& opt) {
+  const auto format = parse_source_format(opt.format);
+  if (!format) throw CLI::ValidationError("--format", "must be auto, snapshot, text or cache");
+  const bool model_flags_given = std::any_of(opt.model.flags.begin(), opt.model.flags.end(),
+                                             [](const CLI::Option* o) { return o->count() > 0; });
+  const bool is_snapshot =
+      opt.source != "live" &&
+      (*format == SourceFormat::Snapshot ||
+       (*format == SourceFormat::Auto && sniff_format(opt.source) == SourceFormat::Snapshot));
+  if (is_snapshot && model_flags_given) {
+    throw std::invalid_argument(
+        fmt::format("{} is a snapshot, already built; --host-pattern, --compute-hca, --switch-pattern and "
+                    "--node-name-map "
+                    "apply to discoveries (rerun `fabricfit discover` with them)",
+                    opt.source));
+  }
+  const Snapshot s = open_fabric(opt.source, *format, model_options(opt.model));
+  if (opt.topology_conf) {
+    fmt::print("{}", slurm_topology_conf(s.fabric));
+  } else if (opt.json) {
+    fmt::print("{}\n", fabric_json(s).dump(2));
+  } else {
+    fmt::print("{}", fabric_text(s));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Action add_show_command(CLI::App& app) {
+  auto opt = std::make_shared<ShowOptions>();
+  auto* cmd = app.add_subcommand(
+      "show", "Show a fabric: tiers, leaf groups, oversubscription, degraded links and warnings");
+  cmd->add_option("source", opt->source,
+                  "A snapshot, an ibnetdiscover text file, an ibnd cache file, or 'live'")
+      ->required();
+  cmd->add_option("--format", opt->format, "How to read SOURCE: auto, snapshot, text or cache")
+      ->capture_default_str();
+  auto* json = cmd->add_flag("--json", opt->json, "Print JSON (keys in docs/commands.md)");
+  cmd->add_flag("--slurm-topology-conf", opt->topology_conf,
+                "Print a Slurm topology.conf (topology/tree) for the fabric, with a single root")
+      ->excludes(json);
+  add_model_flags(*cmd, opt->model);
+  return [opt] { return run_show(*opt); };
+}
+
+}  // namespace fabricfit::cli

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/locality_index.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace fabricfit {
+namespace {
+
+double stretch_of(double down_gbps, int uplinks, double min_uplink_gbps) {
+  const double usable_up = uplinks * min_uplink_gbps;
+  if (usable_up <= 0) return LocalityIndex::kNoUplinks;
+  return down_gbps / usable_up;
+}
+
+}  // namespace
+
+LocalityIndex::LocalityIndex(const Fabric& fabric)
+    : rails_(std::max(1, fabric.rails)), tiers_(fabric.tiers > 0 ? fabric.tiers : 2) {
+  const int hosts = static_cast<int>(fabric.hosts.size());
+  host_names_.reserve(hosts);
+  host_leaf_.assign(hosts, -1);
+  for (int h = 0; h < hosts; ++h) host_names_.push_back(fabric.hosts[h].name);
+
+  by_name_.resize(hosts);
+  std::iota(by_name_.begin(), by_name_.end(), 0);
+  std::stable_sort(by_name_.begin(), by_name_.end(),
+                   [&](int a, int b) { return host_names_[a] < host_names_[b]; });
+
+  const int groups = static_cast<int>(fabric.leaf_groups.size());
+  leaf_first_.reserve(groups + 1);
+  leaf_first_.push_back(0);
+  for (int g = 0; g < groups; ++g) {
+    const LeafGroup& lg = fabric.leaf_groups[g];
+    std::vector<int> members;
+    for (int h : lg.hosts) {
+      // A host listed twice, or out of range, would corrupt every count below.
+      if (h >= 0 && h < hosts && host_leaf_[h] == -1) {
+        host_leaf_[h] = g;
+        members.push_back(h);
+      }
+    }
+    std::sort(members.begin(), members.end());
+    leaf_hosts_.insert(leaf_hosts_.end(), members.begin(), members.end());
+    leaf_first_.push_back(static_cast<int>(leaf_hosts_.size()));
+    largest_leaf_group_ = std::max(largest_leaf_group_, static_cast<int>(members.size()));
+
+    LeafGroupInfo info;
+    info.name = lg.name;
+    info.pod = lg.pod >= 0 && lg.pod < static_cast<int>(fabric.pods.size()) ? lg.pod : -1;
+    info.uplinks = lg.uplinks;
+    info.down_gbps = lg.down_gbps;
+    info.up_gbps = lg.up_gbps;
+    info.min_uplink_gbps = lg.min_uplink_gbps;
+    info.stretch = stretch_of(lg.down_gbps, lg.uplinks, lg.min_uplink_gbps);
+    leaf_groups_.push_back(std::move(info));
+  }
+
+  std::vector<double> pod_down(fabric.pods.size(), 0.0);
+  for (const auto& lg : leaf_groups_) {
+    if (lg.pod >= 0) pod_down[lg.pod] += lg.up_gbps;
+  }
+  for (std::size_t p = 0; p < fabric.pods.size(); ++p) {
+    const Pod& pod = fabric.pods[p];
+    pods_.push_back(PodInfo{.name = pod.name,
+                            .uplinks = pod.uplinks,
+                            .up_gbps = pod.up_gbps,
+                            .min_uplink_gbps = pod.min_uplink_gbps,
+                            .stretch = stretch_of(pod_down[p], pod.uplinks, pod.min_uplink_gbps)});
+  }
+}
+
+std::optional<int> LocalityIndex::find_host(std::string_view name) const {
+  const auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                                   [&](int h, std::string_view n) { return host_names_[h] < n; });
+  if (it == by_name_.end() || host_names_[*it] != name) return std::nullopt;
+  return *it;
+}
+
+}  // namespace fabricfit

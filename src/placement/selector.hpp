@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// fabricfit's placement: the fewest leaf groups a best fit by leaf could use, then, among
+// the ways to fill them, the one with the lowest cost (ScoreWeights): cross-spine and
+// cross-core traffic, the health of the uplinks that carry it, and the fragmentation it
+// leaves behind. docs/placement.md describes the search.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "placement/placement_policy.hpp"
+
+namespace fabricfit {
+
+struct ScoredAllocation {
+  Allocation allocation;
+  PlacementScore score;
+};
+
+struct Decision {
+  ScoredAllocation chosen;
+  std::vector<ScoredAllocation> alternatives;  // the runners-up, best first (for explain)
+};
+
+class FabricfitSelector final : public PlacementPolicy {
+ public:
+  explicit FabricfitSelector(ScoreWeights weights = {}, double locality_wait_s = 0)
+      : weights_(weights), locality_wait_s_(locality_wait_s) {}
+  [[nodiscard]] std::string name() const override { return "fabricfit"; }
+  [[nodiscard]] std::optional<Allocation> place(const PlacementContext& ctx,
+                                                const JobRequest& request) override;
+  // The choice with its full score, and up to `alternatives` runners-up with theirs.
+  [[nodiscard]] std::optional<Decision> decide(const PlacementContext& ctx, const JobRequest& request,
+                                               int alternatives = 0);
+
+  // Buffers reused across decisions, so that a decision allocates little.
+  struct Scratch {
+    std::vector<int> all_hist;       // per leaf group x free GPUs: hosts
+    std::vector<int> elig_hist;      // the same, eligible hosts only
+    std::vector<int> eligible;       // per leaf group
+    std::vector<int> whole_free;     // per leaf group: hosts with every GPU free
+    std::vector<double> before;      // per leaf group: unusable GPUs now (NaN: not computed yet)
+    std::vector<double> full_delta;  // per leaf group: change if all its eligible hosts are taken
+    std::vector<char> in_set;
+    std::vector<int> tmp_hist;
+    std::vector<int> at_least;
+  };
+
+ private:
+  ScoreWeights weights_;
+  double locality_wait_s_ = 0;
+  Scratch scratch_;
+};
+
+}  // namespace fabricfit

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# topology/fabricfit placing real jobs: the lab discovers its simulated fabric into a
+# snapshot, slurmctld loads it, and eval_nodes narrows Slurm's candidates to the
+# engine's choice. A bad snapshot never replaces a good one and never stops jobs.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+make_tmpdir ff-test-placement
+lab=$TEST_TMPDIR/lab
+port=$(pick_ports 32)
+if ! lab_up "$lab" --nodes 32 --leaves 4 --ctld-port "$port" --slurmd-port $((port + 1)); then
+  fail "lab up"
+  done_testing
+fi
+ctld_log=$lab/log/slurmctld.log
+pids=$(lab_recorded_pids "$lab")
+
+# Leaf group of a node in the generated fabric: 8 hosts per leaf, gpu001..gpu008 on leaf 1.
+leaf_of() { echo $(( (10#${1#gpu} - 1) / 8 + 1 )); }
+leaves_of_job() {
+  local n
+  for n in $(scontrol show hostnames "$(job_field "$1" NodeList)"); do leaf_of "$n"; done | sort -u | wc -l
+}
+
+check "slurmctld loaded the snapshot discovered from the simulated fabric" \
+  grep -q "fabricfit: snapshot $lab/fabric.snapshot loaded: hosts=32 leaf_groups=4" "$ctld_log"
+check "scontrol show topology reports fabric-aware placement" \
+  bash -c 'scontrol show topology | grep -q "^Placement=fabricfit "'
+
+# Four nodes busy on leaf 1 leave 4 free there; an 8-node job then fits one whole leaf,
+# where a topology-blind first fit (gpu005-012) would span two.
+a=$(sbatch --parsable -N 4 --gpus-per-node=8 -o /dev/null --wrap 'sleep 30')
+wait_for 20 bash -c "[ \"\$(squeue -h -j $a -o %T)\" = RUNNING ]"
+b=$(sbatch --parsable -N 8 --gpus-per-node=8 --comm-pattern=alltoall -o "$lab/b.out" \
+      --wrap 'srun printenv FABRICFIT_PATTERN')
+state=$(wait_job "$b" 60)
+check "the 8-node alltoall job completed ($state)" test "$state" = COMPLETED
+check "it ran inside one leaf group ($(job_field "$b" NodeList))" test "$(leaves_of_job "$b")" = 1
+line=$(grep "fabricfit: eval_nodes JobId=$b " "$ctld_log" | tail -1)
+check "its decision was made by fabricfit with no cross-spine traffic: ${line#*] }" \
+  bash -c '[[ "$1" == *"placement=fabricfit leaf_groups=1 "*"spine_bytes=0.000"* ]]' _ "$line"
+
+# Ring jobs wider than a leaf group: contiguous leaf groups, the fewest possible.
+c=$(sbatch --parsable -N 12 --gpus-per-node=8 -o /dev/null --wrap 'true')
+state=$(wait_job "$c" 60)
+check "a 12-node job spans the fewest leaf groups it can (2): $(job_field "$c" NodeList)" \
+  bash -c '[ "$1" = COMPLETED ] && [ "$2" = 2 ]' _ "$state" "$(leaves_of_job "$c")"
+scancel "$a"
+
+# CPU-only jobs are left to Slurm.
+d=$(sbatch --parsable -N 1 -o /dev/null --wrap true)
+wait_job "$d" 30 > /dev/null
+check "a job without GPUs is left to Slurm's selection" \
+  grep -q "fabricfit: eval_nodes JobId=$d .*placement=slurm reason=no-gpus" "$ctld_log"
+
+# A corrupt snapshot: logged once, the loaded one stays, jobs go on.
+head -c 100 "$lab/fabric.snapshot" > "$lab/fabric.snapshot.tmp" && mv "$lab/fabric.snapshot.tmp" "$lab/fabric.snapshot"
+e=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
+state=$(wait_job "$e" 60)
+check "after a truncated snapshot a job still completes ($state)" test "$state" = COMPLETED
+check "and is still placed by the snapshot loaded before" \
+  grep -q "fabricfit: eval_nodes JobId=$e .*placement=fabricfit leaf_groups=1 " "$ctld_log"
+check "the bad snapshot is reported with its file name" \
+  grep -q "fabricfit: $lab/fabric.snapshot: .*; keeping the snapshot already loaded" "$ctld_log"
+check "scontrol show topology says so" \
+  bash -c 'scontrol show topology | grep -q "bad snapshot: .*(keeping the one already loaded)"'
+
+# A good snapshot again is picked up without a restart.
+FABRICFIT=$(command -v fabricfit)
+"$FABRICFIT" discover --from "$lab/fabric.net" -q -o "$lab/fabric.snapshot"
+f=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
+wait_job "$f" 60 > /dev/null
+check "a new snapshot is loaded without restarting slurmctld" \
+  bash -c "[ \$(grep -c 'fabricfit: snapshot $lab/fabric.snapshot loaded' '$ctld_log') -ge 2 ]"
+check "slurmctld is still running" pid_running "$(cat "$lab/run/slurmctld.pid")"
+
+lab_down "$lab" > /dev/null 2>&1
+alive=""
+for p in $pids; do pid_running "$p" && alive="$alive $p"; done
+check "lab down left none of the recorded processes alive${alive:+ (alive:$alive)}" test -z "$alive"
+done_testing

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <gtest/gtest.h>
+
+#include "common/hostlist.hpp"
+#include "raw_fixtures.hpp"
+#include "topology/fabric_builder.hpp"
+#include "topology/slurm_topology.hpp"
+
+namespace fabricfit {
+namespace {
+
+TEST(Hostlist, Compresses) {
+  EXPECT_EQ(compress_hostlist({"gpu003", "gpu001", "gpu002", "gpu005"}), "gpu[001-003,005]");
+  EXPECT_EQ(compress_hostlist({"a08-p1-dgx-04-c01", "a08-p1-dgx-04-c02"}), "a08-p1-dgx-04-c[01-02]");
+  EXPECT_EQ(compress_hostlist({"login", "gpu9", "gpu10", "gpu7"}), "gpu10,gpu[7,9],login");
+  EXPECT_EQ(compress_hostlist({"n1"}), "n1");
+  EXPECT_EQ(compress_hostlist({}), "");
+}
+
+TEST(SlurmTopology, TwoTierHasOneRoot) {
+  ClosSpec s;
+  s.leaves = 2;
+  s.hosts_per_leaf = 4;
+  const std::string conf = slurm_topology_conf(build_fabric(testing::make_clos(s), {}));
+  EXPECT_NE(conf.find("SwitchName=ib-leaf-001 Nodes=gpu[001-004]\n"), std::string::npos) << conf;
+  EXPECT_NE(conf.find("SwitchName=ib-leaf-002 Nodes=gpu[005-008]\n"), std::string::npos) << conf;
+  EXPECT_NE(conf.find("SwitchName=fabric-root Switches=ib-leaf-001,ib-leaf-002\n"), std::string::npos)
+      << conf;
+}
+
+TEST(SlurmTopology, ThreeTierRailsHavePodsUnderTheRoot) {
+  ClosSpec s;
+  s.pods = 2;
+  s.leaves = 2;
+  s.hosts_per_leaf = 2;
+  s.rails = 2;
+  s.uplinks = 2;
+  const std::string conf = slurm_topology_conf(build_fabric(testing::make_clos(s), {}));
+  EXPECT_NE(conf.find("SwitchName=ib-leaf-001-r0-1-rails Nodes=gpu[001-002]\n"), std::string::npos) << conf;
+  EXPECT_NE(conf.find("SwitchName=pod-01 Switches=ib-leaf-001-r0-1-rails,ib-leaf-002-r0-1-rails\n"),
+            std::string::npos)
+      << conf;
+  EXPECT_NE(conf.find("SwitchName=fabric-root Switches=pod-01,pod-02\n"), std::string::npos) << conf;
+}
+
+TEST(SlurmTopology, SwitchNamesAreMadeSafe) {
+  EXPECT_EQ(slurm_switch_name("A09-P1-IBLEAF-01-01 +3 rails"), "A09-P1-IBLEAF-01-01-3-rails");
+  EXPECT_EQ(slurm_switch_name("MF0;x:y/z"), "MF0-x-y-z");
+  EXPECT_EQ(slurm_switch_name("+++"), "switch");
+}
+
+}  // namespace
+}  // namespace fabricfit

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fragmentation metric, computed by hand (docs/placement.md, "Fragmentation").
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "fabric_fixture.hpp"
+#include "placement/fragmentation.hpp"
+
+using namespace fabricfit;
+using fabricfit::testing::FixtureSpec;
+using fabricfit::testing::World;
+
+namespace {
+
+// hist[f] = hosts with f free GPUs, 8-GPU hosts.
+std::vector<int> hist_of(std::initializer_list<int> free) {
+  std::vector<int> h(9, 0);
+  for (int f : free) ++h[f];
+  return h;
+}
+
+TEST(WorkloadMix, ParsesAndNormalises) {
+  const auto mix = WorkloadMix::parse("1:3,2x8:1");
+  ASSERT_EQ(mix.classes().size(), 2u);
+  EXPECT_EQ(mix.classes()[0], (JobClass{1, 1, 0.75}));
+  EXPECT_EQ(mix.classes()[1], (JobClass{2, 8, 0.25}));
+  EXPECT_EQ(mix.to_string(), "1:0.75,2x8:0.25");
+  EXPECT_EQ(WorkloadMix::parse("4,4").classes().size(), 1u);  // merged
+}
+
+TEST(WorkloadMix, RejectsNonsense) {
+  for (const char* bad : {"", "0", "2x", "x8", "a", "1:-1", "1:0", "1:x", "2x0"}) {
+    EXPECT_THROW(WorkloadMix::parse(bad), MixError) << bad;
+  }
+}
+
+TEST(FragModel, MultiNodeJobsNeedWholeHostsInOneLeafGroup) {
+  // Mix: 1 GPU (1/2), 2 x 8 GPUs (1/2). Free [8, 8, 8, 3] = 27 GPUs. 1-GPU jobs use all of
+  // them. A 2-node job uses 2 of the 3 whole hosts (16 GPUs): 11 unusable. 0.5 x 11 = 5.5.
+  const FragModel m(WorkloadMix::parse("1:1,2x8:1"), 8, 4);
+  EXPECT_DOUBLE_EQ(m.unusable(hist_of({8, 8, 8, 3})), 5.5);
+}
+
+TEST(FragModel, SingleNodeJobsNeedTheirGpusOnOneHost) {
+  // 8-GPU jobs: free [8, 7, 4, 0] -> 7 + 4 unusable. 4-GPU jobs: free [7, 5] -> 3 + 1.
+  EXPECT_DOUBLE_EQ(FragModel(WorkloadMix::parse("8"), 8, 4).unusable(hist_of({8, 7, 4, 0})), 11.0);
+  EXPECT_DOUBLE_EQ(FragModel(WorkloadMix::parse("4"), 8, 4).unusable(hist_of({7, 5})), 4.0);
+}
+
+TEST(FragModel, JobsWiderThanAnyLeafGroupUseEveryWholeHost) {
+  // 8 x 8 cannot fit in a leaf group of 4 hosts: it spans groups anyway, so only the
+  // partial host's 3 GPUs are lost to it.
+  EXPECT_DOUBLE_EQ(FragModel(WorkloadMix::parse("8x8"), 8, 4).unusable(hist_of({8, 8, 8, 3})), 3.0);
+}
+
+TEST(FragModel, MoveDeltaMatchesRecomputing) {
+  const FragModel m(WorkloadMix::standard(), 8, 8);
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<int> hist(9, 0);
+    for (int i = 0; i < 8; ++i) ++hist[rng() % 9];
+    int from = 0;
+    do from = static_cast<int>(rng() % 9);
+    while (hist[from] == 0);
+    const int to = static_cast<int>(rng() % (from + 1));
+    std::vector<int> at_least(10, 0);
+    for (int f = 8; f >= 0; --f) at_least[f] = at_least[f + 1] + hist[f];
+    auto after = hist;
+    --after[from];
+    ++after[to];
+    EXPECT_NEAR(m.move_delta(at_least, from, to), m.unusable(after) - m.unusable(hist), 1e-9);
+  }
+}
+
+TEST(Fragmentation, ClusterIsTheSumOverLeafGroups) {
+  // Mix: 4 x 8 only. Two leaf groups of 4. Group 1: all free (32, usable). Group 2: one
+  // host busy: 24 free, no 4-node job fits: all unusable. Cluster: 24 / 56.
+  World w(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4}, WorkloadMix::parse("4x8"));
+  w.busy(4, 8);
+  const auto r = measure_fragmentation(w.index, w.gpus, w.frag);
+  EXPECT_EQ(r.free_gpus, 56);
+  EXPECT_EQ(r.total_gpus, 64);
+  EXPECT_DOUBLE_EQ(r.leaf_groups[0].frag, 0.0);
+  EXPECT_DOUBLE_EQ(r.leaf_groups[1].frag, 1.0);
+  EXPECT_EQ(r.leaf_groups[1].whole_free_hosts, 3);
+  EXPECT_DOUBLE_EQ(r.frag, 24.0 / 56.0);
+}
+
+TEST(Fragmentation, NothingFreeIsNotFragmented) {
+  World w(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 2});
+  w.busy(0, 8);
+  w.busy(1, 8);
+  EXPECT_DOUBLE_EQ(measure_fragmentation(w.index, w.gpus, w.frag).frag, 0.0);
+}
+
+}  // namespace

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Trace readers, the pattern rule, host lists and a replay small enough to check by hand.
+#include <gtest/gtest.h>
+
+#include "common/hostlist_expand.hpp"
+#include "fabric_fixture.hpp"
+#include "replay/pattern_rule.hpp"
+#include "replay/replay.hpp"
+#include "replay/trace_reader.hpp"
+
+using namespace fabricfit;
+using fabricfit::testing::FixtureSpec;
+using fabricfit::testing::make_fabric;
+
+namespace {
+
+std::string error_of(const std::string& text, TraceFormat format) {
+  try {
+    (void)parse_trace(text, "t.csv", format, 8);
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TraceReader, ElasticFlowMapsGpusToHosts) {
+  const auto t = parse_trace(
+      "job_id,submission_time,duration,num_gpu\n"
+      "a,20,100,16\n"
+      "b,10,50,1\n"
+      "c,30,60,8\n",
+      "t.csv", TraceFormat::ElasticFlow, 8);
+  ASSERT_EQ(t.jobs.size(), 3u);
+  EXPECT_EQ(t.jobs[0].id, "b");  // in submission order
+  EXPECT_EQ(t.jobs[0].nodes, 1);
+  EXPECT_EQ(t.jobs[0].gpus_per_node, 1);
+  EXPECT_EQ(t.jobs[1].nodes, 2);
+  EXPECT_EQ(t.jobs[1].gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(t.jobs[1].duration_s, 100);
+  EXPECT_EQ(t.jobs[2].gpus(), 8);
+}
+
+TEST(TraceReader, ErrorsNameFileLineAndReason) {
+  EXPECT_EQ(error_of("job_id,submission_time,duration,num_gpu\na,1,2,x\n", TraceFormat::ElasticFlow),
+            "t.csv:2: num_gpu 'x' is not a number");
+  EXPECT_EQ(error_of("job_id,submission_time,duration,num_gpu\na,1,2\n", TraceFormat::ElasticFlow),
+            "t.csv:2: 3 fields, the header has 4");
+  EXPECT_EQ(error_of("job_id,submission_time,num_gpu\n", TraceFormat::ElasticFlow),
+            "t.csv:1: header has no 'duration' column");
+  EXPECT_EQ(error_of("job_id,submission_time,duration,num_gpu\n\na,1,-2,1\n", TraceFormat::ElasticFlow),
+            "t.csv:3: duration -2 is negative");
+  EXPECT_EQ(error_of("job_id,submission_time,duration,num_gpu\na,1,2,20\n", TraceFormat::ElasticFlow),
+            "t.csv:2: 20 GPUs do not spread evenly over 3 hosts of 8 GPUs");
+  EXPECT_EQ(error_of("", TraceFormat::Kalos), "t.csv:0: empty file, expected a CSV header");
+}
+
+TEST(TraceReader, KalosWorkersAndIterations) {
+  const std::string header =
+      "job_id,arrival_time,num_iteration,iteration_computing_time,iteration_networking_time,gpu_workers,ps,"
+      "gpu_per_worker,cpu_per_gpu_worker,cpu_per_ps_worker,tensorsizes,profiled_network\n";
+  const auto t = parse_trace(header + "7,5.0,100,0.5,0.75,16,0,8.0,15.0,15.0,10.0,500\n", "t.csv",
+                             TraceFormat::Kalos, 8);
+  ASSERT_EQ(t.jobs.size(), 1u);
+  EXPECT_EQ(t.jobs[0].nodes, 16);
+  EXPECT_EQ(t.jobs[0].gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(t.jobs[0].duration_s, 50.0);
+  EXPECT_TRUE(t.jobs[0].pretraining);
+  EXPECT_EQ(error_of(header + "7,5.0,100,0.5,0.25,1,0,2.5,15.0,15.0,10.0,500\n", TraceFormat::Kalos),
+            "t.csv:2: gpu_per_worker 2.5 is not a whole number of GPUs");
+}
+
+TEST(TraceReader, OpenbSkipsCpuPodsAndPodsThatNeverRan) {
+  const auto t = parse_trace(
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+      "scheduled_time\n"
+      "p0,1000,1,0,0,,LS,Running,0,10,0\n"
+      "p1,1000,1,1,460,,LS,Running,5,25,5\n"
+      "p2,1000,1,2,1000,,LS,Pending,6,30,\n"
+      "p3,1000,1,8,1000,,LS,Failed,7,9,7\n",
+      "t.csv", TraceFormat::OpenB, 8);
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.skipped.no_gpu, 1);
+  EXPECT_EQ(t.skipped.never_ran, 1);
+  EXPECT_EQ(t.jobs[0].gpus(), 1);  // a fractional GPU counts as one
+  EXPECT_DOUBLE_EQ(t.jobs[0].duration_s, 20);
+  EXPECT_EQ(t.jobs[1].gpus(), 8);
+}
+
+TEST(PatternRule, ParsesAndAssigns) {
+  const auto r = parse_pattern_rule("multi=tree,alltoall=1,alltoall_min_nodes=4,volume=2");
+  TraceJob small{.id = "s", .nodes = 1, .gpus_per_node = 8};
+  TraceJob two{.id = "t", .nodes = 2, .gpus_per_node = 8};
+  TraceJob four{.id = "f", .duration_s = 10, .nodes = 4, .gpus_per_node = 8};
+  EXPECT_EQ(r.pattern_for(small).kind, PatternKind::None);
+  EXPECT_EQ(r.pattern_for(two).kind, PatternKind::Tree);
+  EXPECT_EQ(r.pattern_for(four).kind, PatternKind::AllToAll);  // share 1: all of them
+  EXPECT_DOUBLE_EQ(r.volume_gb(four), 20);
+  EXPECT_EQ(parse_pattern_rule(r.to_string()).to_string(), r.to_string());
+  EXPECT_THROW((void)parse_pattern_rule("multi=tp=2"), RuleError);
+  EXPECT_THROW((void)parse_pattern_rule("alltoall=2"), RuleError);
+  EXPECT_THROW((void)parse_pattern_rule("speed=1"), RuleError);
+}
+
+TEST(PatternRule, AllToAllShareIsRepeatableAndAboutRight) {
+  const auto r = parse_pattern_rule("alltoall=0.25");
+  int hits = 0;
+  for (int i = 0; i < 4000; ++i) {
+    TraceJob j{.id = "job-" + std::to_string(i), .nodes = 4, .gpus_per_node = 8};
+    const bool a = r.pattern_for(j).kind == PatternKind::AllToAll;
+    EXPECT_EQ(a, r.pattern_for(j).kind == PatternKind::AllToAll);
+    hits += a ? 1 : 0;
+  }
+  EXPECT_NEAR(hits / 4000.0, 0.25, 0.03);
+}
+
+TEST(Hostlist, Expands) {
+  EXPECT_EQ(expand_hostlist("gpu[001-003,007],login1"),
+            (std::vector<std::string>{"gpu001", "gpu002", "gpu003", "gpu007", "login1"}));
+  EXPECT_EQ(expand_hostlist("r[1-2]n[08-09]"),
+            (std::vector<std::string>{"r1n08", "r1n09", "r2n08", "r2n09"}));
+  for (const char* bad : {"", "gpu[1-", "gpu]", "gpu[3-1]", "gpu[a]", "a,,b"}) {
+    EXPECT_THROW((void)expand_hostlist(bad), HostlistError) << bad;
+  }
+}
+
+// 2 leaf groups x 2 hosts x 8 GPUs. j1: 8 GPUs at 0 for 100 s; j2: 16 GPUs at 0 for 100 s;
+// j3: 16 GPUs at 10 for 50 s, which waits for j1 and j2 (starts at 100, ends at 150).
+std::vector<TraceJob> tiny_trace() {
+  return {{.id = "j1", .submit_s = 0, .duration_s = 100, .nodes = 1, .gpus_per_node = 8},
+          {.id = "j2", .submit_s = 0, .duration_s = 100, .nodes = 2, .gpus_per_node = 8},
+          {.id = "j3", .submit_s = 10, .duration_s = 50, .nodes = 2, .gpus_per_node = 8}};
+}
+
+TEST(Replay, TinyTraceByHand) {
+  const Fabric f = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 2});
+  const LocalityIndex index(f);
+  const auto jobs = tiny_trace();
+  // Mix by GPU demand: 8 GPUs of 1x8, 32 of 2x8.
+  const WorkloadMix mix = workload_mix_of(jobs);
+  EXPECT_EQ(mix.to_string(), "8:0.2,2x8:0.8");
+  const FragModel frag(mix, 8, 2);
+  ReplayOptions options;
+
+  // tree: j1 on gpu001 (leaf-01, the first of two equally tight groups), j2 on leaf-02,
+  // j3 at 100 on leaf-01. Until 100 the one free host (gpu002) cannot take a 2-host job
+  // in its group: 0.8 x 8 of 8 free GPUs unusable; then nothing is. frag_mean = 0.8 x 100/150.
+  auto tree = make_policy("tree");
+  const auto t = replay_trace(index, jobs, *tree, frag, options);
+  EXPECT_EQ(t.jobs, 3);
+  EXPECT_DOUBLE_EQ(t.wait_mean_s, 30.0);  // (0 + 0 + 90) / 3
+  EXPECT_DOUBLE_EQ(t.wait_mean_multi_s, 45.0);
+  EXPECT_DOUBLE_EQ(t.makespan_s, 150.0);
+  EXPECT_EQ(t.one_group_jobs, 2);
+  EXPECT_EQ(t.split_jobs, 0);
+  EXPECT_DOUBLE_EQ(t.cross_spine_gb, 0.0);
+  EXPECT_NEAR(t.frag_mean, 0.8 * 100 / 150, 1e-12);
+
+  // firstfit: j2 on gpu002 + gpu003, split: a ring of 16 ranks crosses twice, 2 x 15/8 per
+  // unit, x 1 GB/s x 100 s.
+  auto firstfit = make_policy("firstfit");
+  const auto ff = replay_trace(index, jobs, *firstfit, frag, options);
+  EXPECT_EQ(ff.split_jobs, 1);
+  EXPECT_DOUBLE_EQ(ff.split_share, 0.5);
+  EXPECT_DOUBLE_EQ(ff.cross_spine_gb, 375.0);
+
+  // fabricfit places j2 in one group too.
+  auto fabricfit = make_policy("fabricfit");
+  const auto fit = replay_trace(index, jobs, *fabricfit, frag, options);
+  EXPECT_EQ(fit.split_jobs, 0);
+  EXPECT_DOUBLE_EQ(fit.wait_mean_s, 30.0);
+}
+
+TEST(Replay, LocalityWaitHoldsASplitJobBack) {
+  // 2 groups x 3 hosts. At 0, A (2 hosts, 100 s) and B (2 hosts, 300 s) take two hosts of
+  // each group. C (2 hosts) arrives at 1: it fits only split, until A leaves at 100.
+  const Fabric f = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 3});
+  const LocalityIndex index(f);
+  const std::vector<TraceJob> jobs = {
+      {.id = "A", .submit_s = 0, .duration_s = 100, .nodes = 2, .gpus_per_node = 8},
+      {.id = "B", .submit_s = 0, .duration_s = 300, .nodes = 2, .gpus_per_node = 8},
+      {.id = "C", .submit_s = 1, .duration_s = 10, .nodes = 2, .gpus_per_node = 8}};
+  const FragModel frag(workload_mix_of(jobs), 8, 3);
+  struct Case {
+    double wait;
+    int split;
+    double c_waited;
+  };
+  for (const Case& c : {Case{0, 1, 0}, Case{200, 0, 99}, Case{50, 1, 50}}) {
+    for (const char* name : {"fabricfit", "tree-switches"}) {
+      ReplayOptions options;
+      options.retry_after_s = c.wait;
+      PolicyOptions po;
+      po.locality_wait_s = c.wait;
+      auto policy = make_policy(name, po);
+      const auto r = replay_trace(index, jobs, *policy, frag, options);
+      EXPECT_EQ(r.jobs, 3) << name << " wait " << c.wait;
+      EXPECT_EQ(r.split_jobs, c.split) << name << " wait " << c.wait;
+      EXPECT_DOUBLE_EQ(r.wait_mean_s, c.c_waited / 3) << name << " wait " << c.wait;
+    }
+  }
+}
+
+TEST(Replay, OfferedLoadAndCompression) {
+  const auto jobs = tiny_trace();
+  // 8 x 100 + 16 x 100 + 16 x 50 = 3200 GPU-s over a 10 s arrival span on 32 GPUs.
+  EXPECT_DOUBLE_EQ(offered_load(jobs, 32), 10.0);
+  const auto squeezed = compress_arrivals(jobs, 2);
+  EXPECT_DOUBLE_EQ(squeezed[2].submit_s, 5.0);
+  EXPECT_DOUBLE_EQ(offered_load(squeezed, 32), 20.0);
+}
+
+}  // namespace

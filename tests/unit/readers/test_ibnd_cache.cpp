@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// ibnd cache files (`ibnetdiscover --cache`), captured from ibsim by
+// tests/fixtures/ibsim-captures/make-fixtures.sh next to ibnetdiscover's text of the same
+// discovery: the cache reader and the text reader must agree, and a cache of a partial
+// discovery must come back partial.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "reader_test_util.hpp"
+#include "topology/ibnd_reader.hpp"
+#include "topology/raw_fabric_dump.hpp"
+#include "topology/raw_fabric_order.hpp"
+
+namespace fabricfit::test {
+namespace {
+
+std::string capture(const std::string& name) {
+  return fixture("ibsim-captures/" + name);
+}
+
+TEST(IbndCache, AgreesWithTheTextOfTheSameDiscoveryAndWithTheNetFile) {
+  for (const char* fabric : {"two-tier", "two-rail-edr"}) {
+    SCOPED_TRACE(fabric);
+    const RawFabric cache = load_ibnd_cache(capture(std::string(fabric) + ".ibnd"));
+    const RawFabric text = read_ibnetdiscover_file(capture(std::string(fabric) + ".ibnetdiscover"));
+    const RawFabric declared = read_ibnetdiscover_file(capture(std::string(fabric) + ".net"));
+    EXPECT_FALSE(cache.partial);
+    EXPECT_TRUE(cache.unreachable.empty());
+    EXPECT_EQ(cache.nodes, text.nodes);
+    EXPECT_EQ(cache.nodes, declared.nodes);
+    EXPECT_EQ(cache.origin, "ibnd cache " + capture(std::string(fabric) + ".ibnd"));
+    EXPECT_GT(count_links(cache), 0u);
+  }
+  const RawFabric edr = load_ibnd_cache(capture("two-rail-edr.ibnd"));
+  for (const auto& n : edr.nodes) {
+    for (const auto& p : n.ports) EXPECT_EQ(p.rate, (LinkRate{4, "EDR"}));
+  }
+}
+
+// Every MAD to spine 1 failed: the leaf ports cabled to it were up but led nowhere.
+TEST(IbndCache, PartialDiscoveryIsReportedAsPartial) {
+  const RawFabric declared = read_ibnetdiscover_file(capture("two-tier.net"));
+  const RawNode* spine = find_node(declared, "ib-spine-01");
+  ASSERT_NE(spine, nullptr);
+  std::set<std::string> expected;
+  for (const auto& n : declared.nodes) {
+    for (const auto& p : n.ports) {
+      if (&declared.nodes[static_cast<std::size_t>(p.peer)] != spine) continue;
+      char id[24];
+      std::snprintf(id, sizeof id, "S-%016llx", static_cast<unsigned long long>(n.guid));
+      expected.insert(std::string(id) + " \"" + n.description + "\" port " + std::to_string(p.number) +
+                      ": link is up but the node behind it was not reached");
+    }
+  }
+  ASSERT_EQ(expected.size(), 2u);
+
+  const RawFabric cache = load_ibnd_cache(capture("two-tier-partial.ibnd"));
+  EXPECT_TRUE(cache.partial);
+  EXPECT_EQ(std::set<std::string>(cache.unreachable.begin(), cache.unreachable.end()), expected);
+  EXPECT_EQ(find_node(cache, "ib-spine-01"), nullptr);
+  EXPECT_EQ(cache.nodes.size(), declared.nodes.size() - 1);
+  EXPECT_EQ(count_links(cache), count_links(declared) - spine->ports.size());
+
+  // The text of the same discovery has the same nodes and links, but a text file cannot
+  // say what its discovery missed.
+  const RawFabric text = read_ibnetdiscover_file(capture("two-tier-partial.ibnetdiscover"));
+  EXPECT_EQ(text.nodes, cache.nodes);
+  EXPECT_FALSE(text.partial);
+
+  const std::string dump = dump_raw_fabric(cache);
+  EXPECT_NE(dump.find("\nPARTIAL\nUNREACHABLE S-"), std::string::npos) << dump;
+}
+
+void expect_load_error(const std::string& path, const std::string& part) {
+  try {
+    (void)load_ibnd_cache(path);
+    ADD_FAILURE() << path << " loaded";
+  } catch (const DiscoveryError& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+TEST(IbndCache, BadFilesAreErrorsNamingTheFile) {
+  expect_load_error("/nonexistent/fabric.ibnd", "cannot open");
+  expect_load_error(capture("two-tier.ibnetdiscover"), "not a readable ibnd cache file");
+
+  const std::string whole = slurp(capture("two-tier.ibnd"));
+  ASSERT_GT(whole.size(), 1000u);
+  for (std::size_t keep : {std::size_t{0}, std::size_t{16}, whole.size() / 2, whole.size() - 1}) {
+    SCOPED_TRACE(keep);
+    const std::string path = ::testing::TempDir() + "/truncated-" + std::to_string(keep) + ".ibnd";
+    std::ofstream(path, std::ios::binary) << whole.substr(0, keep);
+    expect_load_error(path, "not a readable ibnd cache file");
+    std::remove(path.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace fabricfit::test
