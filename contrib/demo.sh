@@ -38,21 +38,26 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 
-printf '\n%-14s %-6s %-16s %-22s %s\n' JOB JOBID PATTERN NODES "TASKS SAW"
+printf '\n%-13s %-5s %-15s %-14s %-7s %-11s %-9s %s\n' JOB JOBID PATTERN NODES LEAVES SPINE_BYTES COST "TASKS SAW"
 for entry in "${jobs[@]}"; do
   name=${entry%%|*}
   id=${job_id[$name]}
   info=$(scontrol show job "$id" -o)
   nodes=$(sed -n 's/.* NodeList=\([^ ]*\).*/\1/p' <<<"$info")
-  state=$(sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' <<<"$info")
-  pattern=$(grep -o "fabricfit: eval_nodes JobId=$id pattern=[^ ]*" "$lab_dir/log/slurmctld.log" | tail -1 | sed 's/.*pattern=//')
+  # The decision that made the allocation is the last one logged for the job.
+  line=$(grep "fabricfit: eval_nodes JobId=$id " "$lab_dir/log/slurmctld.log" | tail -1)
+  field() { grep -o " $1=[^ ]*" <<<"$line" | head -1 | cut -d= -f2-; }
   saw=$(tr '\n' ' ' < "$lab_dir/demo-$id.out" 2>/dev/null)
-  printf '%-14s %-6s %-16s %-22s %s\n' "$name" "$id" "${pattern:-?}" "$nodes ($state)" "$saw"
+  printf '%-13s %-5s %-15s %-14s %-7s %-11s %-9s %s\n' "$name" "$id" "$(field pattern)" "$nodes" \
+    "$(field leaf_groups)" "$(field spine_bytes)" "$(field cost)" "$saw"
 done
 
 echo
-echo "topology/fabricfit decisions (slurmctld log):"
-grep "fabricfit: eval_nodes" "$lab_dir/log/slurmctld.log" | sed 's/^\[[^]]*\] /  /' | tail -n 12
+echo "topology/fabricfit decisions (slurmctld log; 2-4 per job: submit test, allocation, backfill):"
+grep "fabricfit: eval_nodes" "$lab_dir/log/slurmctld.log" | sed 's/^\[[^]]*\] /  /' | tail -n 6
+echo
+echo "The fabric the plugin placed them on:"
+fabricfit show "$lab_dir/fabric.snapshot" | sed 's/^/  /'
 echo
 echo "The lab is still up:  eval \"\$($top/contrib/lab.sh env --dir $lab_dir)\"; sinfo"
 echo "Stop it with:         $top/contrib/lab.sh down --dir $lab_dir"
