@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "capi/c_edge.hpp"
 #include "capi/fabricfit_api.h"
 #include "placement/comm_pattern.hpp"
 #include "placement/fragmentation.hpp"
@@ -50,32 +51,8 @@ struct ff_engine {
 
 namespace {
 
-void copy_out(const std::string& s, char* buf, size_t len) {
-  if (buf == nullptr || len == 0) return;
-  std::snprintf(buf, len, "%s", s.c_str());
-}
-
-template <typename Body>
-int guarded(char* err, size_t err_len, Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const fabricfit::SnapshotError& e) {
-    copy_out(e.what(), err, err_len);
-    return FF_EINVAL;
-  } catch (const fabricfit::RequestError& e) {
-    copy_out(e.what(), err, err_len);
-    return FF_EINVAL;
-  } catch (const fabricfit::PatternError& e) {
-    copy_out(e.what(), err, err_len);
-    return FF_EINVAL;
-  } catch (const std::exception& e) {
-    copy_out(std::string("internal error: ") + e.what(), err, err_len);
-    return FF_EINTERNAL;
-  } catch (...) {
-    copy_out("internal error", err, err_len);
-    return FF_EINTERNAL;
-  }
-}
+using fabricfit::capi::copy_out;
+using fabricfit::capi::guarded;
 
 }  // namespace
 

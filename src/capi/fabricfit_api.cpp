@@ -2,6 +2,8 @@
 // Turns the core's exceptions into status codes at the C edge.
 #include "capi/fabricfit_api.h"
 
+#include "capi/c_edge.hpp"
+
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -13,31 +15,8 @@
 
 namespace {
 
-void copy_out(const std::string& s, char* buf, size_t len) {
-  if (buf == nullptr || len == 0) return;
-  std::snprintf(buf, len, "%s", s.c_str());
-}
-
-// Runs `body`, mapping exceptions to status codes and messages.
-template <typename Body>
-int guarded(char* err, size_t err_len, Body&& body) noexcept {
-  try {
-    body();
-    return FF_OK;
-  } catch (const fabricfit::PatternError& e) {
-    copy_out(e.what(), err, err_len);
-    return FF_EINVAL;
-  } catch (const fabricfit::ConfigError& e) {
-    copy_out(e.what(), err, err_len);
-    return FF_EINVAL;
-  } catch (const std::exception& e) {
-    copy_out(std::string("internal error: ") + e.what(), err, err_len);
-    return FF_EINTERNAL;
-  } catch (...) {
-    copy_out("internal error", err, err_len);
-    return FF_EINTERNAL;
-  }
-}
+using fabricfit::capi::copy_out;
+using fabricfit::capi::guarded;
 
 void fill(const fabricfit::SiteConfig& config, ff_settings_t* out) {
   copy_out(config.snapshot_file, out->snapshot_file, sizeof out->snapshot_file);

@@ -138,6 +138,7 @@ pid_running() {
 # Always take down every lab this test brought up, even when it fails or is interrupted.
 _lib_on_exit() {
   local rc=$? d
+  sim_stop
   for d in "${_labs[@]}"; do
     "$LAB_SH" down --dir "$d" > "$d.down.log" 2>&1 || { diag "lab.sh down --dir $d failed:"; sed 's/^/#   /' "$d.down.log"; }
   done
@@ -210,4 +211,32 @@ stop_pid() {
 # umad2sim_lib: path of libumad2sim.so (LD_PRELOAD it to talk to ibsim).
 umad2sim_lib() {
   dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim.so$' | head -n1
+}
+
+# ---------------------------------------------------------------------------------------------
+# ibsim run directly by a test: one at a time, started and stopped by PID, with a socket
+# name of its own; the exit handler stops it.
+# ---------------------------------------------------------------------------------------------
+sim_pid="" sim_dir="" sim_sock=""
+
+# sim_start DIR NETFILE: ibsim in DIR (NETFILE relative to it), its console a FIFO held
+# open read-write (at EOF on a closed console ibsim spins).
+sim_start() {
+  sim_dir=$1
+  sim_sock="ff-test-$$-$(basename "$1")"
+  rm -f "$sim_dir/console" && mkfifo "$sim_dir/console"
+  (cd "$sim_dir" && IBSIM_SOCKNAME=$sim_sock exec ibsim -s "$2" 0<>console > ibsim.log 2>&1) &
+  sim_pid=$!
+  wait_for 20 sim_ready
+}
+sim_ready() { grep -q 'sim>' "$sim_dir/ibsim.log" 2> /dev/null; }
+sim_stop() { if [ -n "$sim_pid" ]; then stop_pid "$sim_pid"; fi; sim_pid=""; }
+_sim_prompts() { grep -o 'sim>' "$sim_dir/ibsim.log" 2> /dev/null | wc -l; }
+# sim_cmd COMMAND: one console command (Unlink, Link, Error, ...); returns once ibsim
+# prompts again.
+sim_cmd() {
+  local before
+  before=$(_sim_prompts)
+  printf '%s\n' "$1" > "$sim_dir/console"
+  wait_for 10 bash -c "[ \$(grep -o 'sim>' '$sim_dir/ibsim.log' | wc -l) -gt $before ]"
 }

@@ -16,31 +16,13 @@ FABRICFIT=${FABRICFIT_BIN:-$build/fabricfit}
 UMAD2SIM=$(umad2sim_lib)
 make_tmpdir ff-discover-ibsim
 work=$TEST_TMPDIR
-sim_pid="" sim_dir="" sim_sock="" attach=""
-trap '_rc=$?; sim_stop; (exit $_rc); _lib_on_exit' EXIT
+attach=""
 
 if [ ! -x "$FABRICFIT" ] || [ -z "$UMAD2SIM" ] || ! command -v ibsim > /dev/null || ! command -v jq > /dev/null; then
   fail "prerequisites: fabricfit ($FABRICFIT), libumad2sim ($UMAD2SIM), ibsim, jq"
   done_testing
 fi
 
-# ---- the simulator (started and stopped by PID, with a socket name of its own) ----
-prompts() { grep -o 'sim>' "$sim_dir/ibsim.log" 2> /dev/null | wc -l; }
-sim_start() {
-  sim_dir=$1
-  sim_sock="ff-discover-$$-$(basename "$1")"
-  rm -f "$sim_dir/console" && mkfifo "$sim_dir/console"
-  (cd "$sim_dir" && IBSIM_SOCKNAME=$sim_sock exec ibsim -s "$2" 0<>console > ibsim.log 2>&1) &
-  sim_pid=$!
-  wait_for 20 grep -q 'sim>' "$sim_dir/ibsim.log"
-}
-sim_stop() { [ -n "$sim_pid" ] && stop_pid "$sim_pid"; sim_pid=""; }
-sim_cmd() {
-  local before
-  before=$(prompts)
-  printf '%s\n' "$1" > "$sim_dir/console"
-  wait_for 10 bash -c "[ \$(grep -o 'sim>' '$sim_dir/ibsim.log' | wc -l) -gt $before ]"
-}
 # ff ARGS...: fabricfit as a client of the simulator (for discover and `live`).
 ff() { (cd "$sim_dir" && IBSIM_SOCKNAME=$sim_sock SIM_HOST=$attach LD_PRELOAD=$UMAD2SIM "$FABRICFIT" "$@"); }
 id_of_desc() { awk -v d="\"$2\"" '/^(Switch|Ca)/ && index($0, "# " d) { match($0, /"[^"]+"/); print substr($0, RSTART + 1, RLENGTH - 2); exit }' "$1"; }

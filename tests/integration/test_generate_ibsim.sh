@@ -29,18 +29,15 @@ for entry in "${shapes[@]}"; do
     fail "$name: generate failed: $(cat "$dir/gen.err")"
     continue
   fi
-  mkfifo "$dir/console"
-  (cd "$dir" && IBSIM_SOCKNAME="ff-gen-$$-$name" exec ibsim -s fabric.net 0<>console > ibsim.log 2>&1) &
-  sim_pid=$!
-  if ! wait_for 20 grep -q "sim>" "$dir/ibsim.log"; then
+  if ! sim_start "$dir" fabric.net; then
     fail "$name: ibsim did not load the file: $(tail -3 "$dir/ibsim.log")"
-    stop_pid "$sim_pid"
+    sim_stop
     continue
   fi
-  (cd "$dir" && IBSIM_SOCKNAME="ff-gen-$$-$name" LD_PRELOAD="$UMAD2SIM" \
+  (cd "$dir" && IBSIM_SOCKNAME=$sim_sock LD_PRELOAD="$UMAD2SIM" \
      timeout 60 ibnetdiscover > discovered.net 2> discover.err)
   rc=$?
-  stop_pid "$sim_pid"
+  sim_stop
   if [ $rc -ne 0 ]; then
     fail "$name: ibnetdiscover failed ($rc): $(tail -3 "$dir/discover.err")"
     continue

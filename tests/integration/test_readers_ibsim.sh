@@ -18,37 +18,12 @@ FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit || echo "$build/fabricfit")}
 UMAD2SIM=$(umad2sim_lib)
 make_tmpdir ff-readers-ibsim
 work=$TEST_TMPDIR
-sim_pid=""
-sim_dir=""
-sim_sock=""
-# Stop the simulator this test started, then lib.sh's own exit handling (TAP plan, logs).
-trap '_rc=$?; sim_stop; (exit $_rc); _lib_on_exit' EXIT
 
 if [ ! -x "$RAW" ] || [ -z "$UMAD2SIM" ] || ! command -v ibsim > /dev/null || ! command -v ibnetdiscover > /dev/null; then
   fail "prerequisites: fabricfit-raw ($RAW), libumad2sim ($UMAD2SIM), ibsim, ibnetdiscover"
   done_testing
 fi
 
-# ---- the simulator ----
-prompts() { grep -o 'sim>' "$sim_dir/ibsim.log" 2> /dev/null | wc -l; }
-# sim_start DIR NETFILE: ibsim in DIR, its console a FIFO held open read-write.
-sim_start() {
-  sim_dir=$1
-  sim_sock="ff-readers-$$-$(basename "$1")"
-  rm -f "$sim_dir/console" && mkfifo "$sim_dir/console"
-  (cd "$sim_dir" && IBSIM_SOCKNAME=$sim_sock exec ibsim -s "$2" 0<>console > ibsim.log 2>&1) &
-  sim_pid=$!
-  wait_for 20 sim_ready
-}
-sim_ready() { grep -q 'sim>' "$sim_dir/ibsim.log" 2> /dev/null; }
-sim_stop() { [ -n "$sim_pid" ] && stop_pid "$sim_pid"; sim_pid=""; }
-# sim_cmd COMMAND: one console command; returns once ibsim prompts again.
-sim_cmd() {
-  local before
-  before=$(prompts)
-  printf '%s\n' "$1" > "$sim_dir/console"
-  wait_for 10 bash -c "[ \$(grep -o 'sim>' '$sim_dir/ibsim.log' | wc -l) -gt $before ]"
-}
 # in_sim COMMAND...: a client of the simulator, attached at host HCA $attach.
 in_sim() {
   (cd "$sim_dir" && IBSIM_SOCKNAME=$sim_sock SIM_HOST=$attach LD_PRELOAD=$UMAD2SIM "$@")

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What every C entry point does at the edge: messages copied into the caller's buffer,
+// and exceptions turned into status codes (bad input: FF_EINVAL; anything else:
+// FF_EINTERNAL), so that none ever reaches slurmctld.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <type_traits>
+
+#include "capi/fabricfit_api.h"
+#include "common/site_config.hpp"
+#include "placement/comm_pattern.hpp"
+#include "placement/job_request.hpp"
+#include "topology/snapshot.hpp"
+
+namespace fabricfit::capi {
+
+inline void copy_out(const std::string& s, char* buf, std::size_t len) {
+  if (buf == nullptr || len == 0) return;
+  std::snprintf(buf, len, "%s", s.c_str());
+}
+
+// Runs `body`: its status (FF_OK for a body that returns nothing), or the status of
+// what it threw, with the message in `err`.
+template <typename Body>
+int guarded(char* err, std::size_t err_len, Body&& body) noexcept {
+  const auto bad_input = [&](const std::exception& e) {
+    copy_out(e.what(), err, err_len);
+    return FF_EINVAL;
+  };
+  try {
+    if constexpr (std::is_void_v<decltype(body())>) {
+      body();
+      return FF_OK;
+    } else {
+      return body();
+    }
+  } catch (const PatternError& e) {
+    return bad_input(e);
+  } catch (const ConfigError& e) {
+    return bad_input(e);
+  } catch (const SnapshotError& e) {
+    return bad_input(e);
+  } catch (const RequestError& e) {
+    return bad_input(e);
+  } catch (const std::exception& e) {
+    copy_out(std::string("internal error: ") + e.what(), err, err_len);
+    return FF_EINTERNAL;
+  } catch (...) {
+    copy_out("internal error", err, err_len);
+    return FF_EINTERNAL;
+  }
+}
+
+}  // namespace fabricfit::capi
