@@ -38,6 +38,17 @@ echo "unit: $u_pass passed, $u_fail failed (${#u_logs[@]} test programs)"
 [ "$u_fail" -gt 0 ] && { cat "${u_logs[@]}" 2>/dev/null | grep -E 'Failure|FAILED' | head -30; tail -20 "$log_dir/unit.log"; }
 passed=$((passed + u_pass)); failed=$((failed + u_fail))
 
+echo "== style (clang-format, the repo's .clang-format)"
+if command -v clang-format > /dev/null && git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
+  mapfile -t sources < <(git -C "$top" ls-files '*.cpp' '*.hpp' '*.c' '*.h')
+  if (cd "$top" && clang-format --dry-run --Werror "${sources[@]}") > "$log_dir/style.log" 2>&1; then
+    echo "ok - ${#sources[@]} source files are clang-format clean"; passed=$((passed + 1))
+  else
+    echo "not ok - clang-format would change: $(grep -o '^[^:]*:' "$log_dir/style.log" | sort -u | tr -d : | tr '\n' ' ')"
+    failed=$((failed + 1))
+  fi
+fi
+
 if [ "$unit_only" = no ]; then
   export PATH="$(dirname "$(command -v fabricfit || echo /usr/local/bin/fabricfit)"):$PATH"
   if [ ${#selected[@]} -eq 0 ]; then

@@ -2,11 +2,11 @@
 // The placement engine at the C edge, for topology/fabricfit in slurmctld: a snapshot
 // loaded once, its LocalityIndex, and the fabricfit selector. Exceptions become status
 // codes here.
+#include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <exception>
-#include <fmt/format.h>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -62,7 +62,8 @@ int ff_engine_load(const char* snapshot_path, ff_engine_t** out, char* err, size
   if (out == nullptr) return FF_EINTERNAL;
   *out = nullptr;
   return guarded(err, err_len, [&]() -> int {
-    auto engine = std::make_unique<ff_engine>(fabricfit::load_snapshot(snapshot_path != nullptr ? snapshot_path : ""));
+    auto engine =
+        std::make_unique<ff_engine>(fabricfit::load_snapshot(snapshot_path != nullptr ? snapshot_path : ""));
     if (engine->index.host_count() == 0) {
       throw fabricfit::SnapshotError(fmt::format("{}: the fabric has no hosts", snapshot_path));
     }
@@ -71,7 +72,9 @@ int ff_engine_load(const char* snapshot_path, ff_engine_t** out, char* err, size
   });
 }
 
-void ff_engine_free(ff_engine_t* engine) { delete engine; }
+void ff_engine_free(ff_engine_t* engine) {
+  delete engine;
+}
 
 void ff_engine_describe(const ff_engine_t* engine, char* out, size_t out_len) {
   if (engine == nullptr) {
@@ -80,16 +83,19 @@ void ff_engine_describe(const ff_engine_t* engine, char* out, size_t out_len) {
   }
   try {
     const auto& f = engine->snapshot.fabric;
-    copy_out(fmt::format("hosts={} leaf_groups={} pods={} rails={} tiers={} degraded_links={} warnings={}",
-                         engine->index.host_count(), engine->index.leaf_group_count(), engine->index.pod_count(),
-                         engine->index.rails(), engine->index.tiers(), f.degraded_links.size(), f.warnings.size()),
-             out, out_len);
+    copy_out(
+        fmt::format("hosts={} leaf_groups={} pods={} rails={} tiers={} degraded_links={} warnings={}",
+                    engine->index.host_count(), engine->index.leaf_group_count(), engine->index.pod_count(),
+                    engine->index.rails(), engine->index.tiers(), f.degraded_links.size(), f.warnings.size()),
+        out, out_len);
   } catch (...) {
     copy_out("(unavailable)", out, out_len);
   }
 }
 
-int ff_engine_host_count(const ff_engine_t* engine) { return engine != nullptr ? engine->index.host_count() : 0; }
+int ff_engine_host_count(const ff_engine_t* engine) {
+  return engine != nullptr ? engine->index.host_count() : 0;
+}
 
 int ff_engine_host(const ff_engine_t* engine, const char* node_name) {
   if (engine == nullptr || node_name == nullptr) return -1;
@@ -107,8 +113,8 @@ int ff_engine_host_rank(const ff_engine_t* engine, int host) {
 }
 
 int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsigned char* allowed,
-                    const int* free_gpus, const int* total_gpus, int* chosen, unsigned* nchosen, char* summary,
-                    size_t summary_len, char* err, size_t err_len) {
+                    const int* free_gpus, const int* total_gpus, int* chosen, unsigned* nchosen,
+                    char* summary, size_t summary_len, char* err, size_t err_len) {
   if (engine == nullptr || request == nullptr || allowed == nullptr || free_gpus == nullptr ||
       total_gpus == nullptr || chosen == nullptr || nchosen == nullptr) {
     copy_out("internal error: missing argument", err, err_len);
@@ -132,8 +138,9 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     job.exclusive = request->exclusive != 0;
     job.pattern = fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring");
 
-    const fabricfit::PlacementContext ctx{engine->index, gpus, engine->frag,
-                                          std::span<const std::uint8_t>(allowed, static_cast<std::size_t>(n))};
+    const fabricfit::PlacementContext ctx{
+        engine->index, gpus, engine->frag,
+        std::span<const std::uint8_t>(allowed, static_cast<std::size_t>(n))};
     const auto decision = engine->selector.decide(ctx, job);
     if (!decision) return FF_ENOFIT;
     const auto& a = decision->chosen.allocation;
@@ -142,22 +149,23 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     *nchosen = static_cast<unsigned>(a.hosts.size());
     copy_out(fmt::format("leaf_groups={} pods={} spine_bytes={:.3f} core_bytes={:.3f} max_uplink_load={:.4f} "
                          "frag_delta={:+.4f} cost={:.4f}{}{}",
-                         s.leaf_groups, s.pods, s.spine_bytes, s.core_bytes, s.max_uplink_load, s.frag_delta, s.cost,
-                         s.bottleneck.empty() ? "" : " bottleneck=", s.bottleneck),
+                         s.leaf_groups, s.pods, s.spine_bytes, s.core_bytes, s.max_uplink_load, s.frag_delta,
+                         s.cost, s.bottleneck.empty() ? "" : " bottleneck=", s.bottleneck),
              summary, summary_len);
     return FF_OK;
   });
 }
 
-int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus, double* share,
-                            double* unusable_gpus, char* err, size_t err_len) {
+int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,
+                            double* share, double* unusable_gpus, char* err, size_t err_len) {
   if (engine == nullptr || free_gpus == nullptr || total_gpus == nullptr || share == nullptr ||
       unusable_gpus == nullptr) {
     return FF_EINTERNAL;
   }
   return guarded(err, err_len, [&]() -> int {
     const int n = engine->index.host_count();
-    fabricfit::GpuState gpus{std::vector<int>(total_gpus, total_gpus + n), std::vector<int>(free_gpus, free_gpus + n)};
+    fabricfit::GpuState gpus{std::vector<int>(total_gpus, total_gpus + n),
+                             std::vector<int>(free_gpus, free_gpus + n)};
     for (int h = 0; h < n; ++h) {
       gpus.total[h] = std::clamp(gpus.total[h], 0, ff_engine::kMaxGpusPerHost);
       gpus.free[h] = std::clamp(gpus.free[h], 0, gpus.total[h]);

@@ -34,8 +34,7 @@ int ff_pattern_check(const char* text, char* canonical, size_t canonical_len, ch
   });
 }
 
-int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out, char* err,
-                     size_t err_len) {
+int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out, char* err, size_t err_len) {
   if (out == nullptr) return FF_EINTERNAL;
   fill(fabricfit::SiteConfig{}, out);
   copy_out("defaults", out->source, sizeof out->source);
@@ -57,10 +56,11 @@ int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out
   return guard != FF_OK ? guard : rc;
 }
 
-int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings,
-                         char* out, size_t out_len, char* err, size_t err_len) {
+int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
+                         size_t out_len, char* err, size_t err_len) {
   return guarded(err, err_len, [&] {
-    const auto site_default = fabricfit::parse_comm_pattern(settings != nullptr ? settings->default_pattern : "ring");
+    const auto site_default =
+        fabricfit::parse_comm_pattern(settings != nullptr ? settings->default_pattern : "ring");
     std::optional<fabricfit::CommPattern> asked;
     if (requested != nullptr && requested[0] != '\0') asked = fabricfit::parse_comm_pattern(requested);
     const auto pattern = fabricfit::effective_pattern(asked ? &*asked : nullptr, max_nodes, site_default);

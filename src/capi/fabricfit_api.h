@@ -13,43 +13,41 @@ extern "C" {
 #endif
 
 enum {
-	FF_OK = 0,
-	FF_EINVAL = 1,	  /* bad input: the message says what and where */
-	FF_EINTERNAL = 2, /* anything else: the caller falls back to Slurm's defaults */
+  FF_OK = 0,
+  FF_EINVAL = 1,    /* bad input: the message says what and where */
+  FF_EINTERNAL = 2, /* anything else: the caller falls back to Slurm's defaults */
 };
 
 #define FF_PATTERN_MAX 64
 #define FF_PATH_MAX 4096
 
 typedef struct ff_settings {
-	char snapshot_file[FF_PATH_MAX];
-	char default_pattern[FF_PATTERN_MAX]; /* canonical spelling */
-	char source[16]; /* "file", "last-good" or "defaults": where these came from */
+  char snapshot_file[FF_PATH_MAX];
+  char default_pattern[FF_PATTERN_MAX]; /* canonical spelling */
+  char source[16];                      /* "file", "last-good" or "defaults": where these came from */
 } ff_settings_t;
 
 /* Checks a --comm-pattern value; on success writes its canonical spelling. */
-int ff_pattern_check(const char *text, char *canonical, size_t canonical_len, char *err,
-		     size_t err_len);
+int ff_pattern_check(const char* text, char* canonical, size_t canonical_len, char* err, size_t err_len);
 
 /*
  * Loads fabricfit.conf into `out`. A missing file gives the defaults. On a bad file,
  * returns FF_EINVAL with the reason in `err`, and `out` holds the last good copy kept at
  * `last_good` (NULL: keep none) or else the defaults, never a half-read file.
  */
-int ff_settings_load(const char *path, const char *last_good, ff_settings_t *out, char *err,
-		     size_t err_len);
+int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out, char* err, size_t err_len);
 
 /*
  * The pattern a job runs with: `requested` (a --comm-pattern value, or NULL/empty when
  * none was given), else `none` for a job of at most one node, else the site default.
  */
-int ff_effective_pattern(const char *requested, unsigned max_nodes, const ff_settings_t *settings,
-			 char *out, size_t out_len, char *err, size_t err_len);
+int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
+                         size_t out_len, char* err, size_t err_len);
 
 /* ---- placement engine (slurmctld) ---- */
 
 enum {
-	FF_ENOFIT = 3, /* no placement fits now (not an error: Slurm's evaluator decides) */
+  FF_ENOFIT = 3, /* no placement fits now (not an error: Slurm's evaluator decides) */
 };
 
 typedef struct ff_engine ff_engine_t;
@@ -58,23 +56,23 @@ typedef struct ff_engine ff_engine_t;
  * Loads a fabric snapshot into a new engine. On failure *out is NULL and `err` says
  * which file and what is wrong with it.
  */
-int ff_engine_load(const char *snapshot_path, ff_engine_t **out, char *err, size_t err_len);
-void ff_engine_free(ff_engine_t *engine);
+int ff_engine_load(const char* snapshot_path, ff_engine_t** out, char* err, size_t err_len);
+void ff_engine_free(ff_engine_t* engine);
 /* "hosts=32 leaf_groups=4 rails=1 tiers=2 ..." for logs and scontrol show topology. */
-void ff_engine_describe(const ff_engine_t *engine, char *out, size_t out_len);
-int ff_engine_host_count(const ff_engine_t *engine);
+void ff_engine_describe(const ff_engine_t* engine, char* out, size_t out_len);
+int ff_engine_host_count(const ff_engine_t* engine);
 /* The fabric host of a Slurm node, or -1 when the fabric has no such host. */
-int ff_engine_host(const ff_engine_t *engine, const char *node_name);
+int ff_engine_host(const ff_engine_t* engine, const char* node_name);
 /* Host order that keeps leaf groups contiguous (for node ranking): 0 = first. */
-int ff_engine_host_rank(const ff_engine_t *engine, int host);
+int ff_engine_host_rank(const ff_engine_t* engine, int host);
 
 typedef struct ff_request {
-	unsigned min_nodes;
-	unsigned max_nodes; /* 0: as min_nodes */
-	unsigned gpus_per_node; /* 0 when total_gpus is given */
-	unsigned total_gpus;
-	int exclusive; /* whole nodes */
-	const char *pattern; /* canonical pattern */
+  unsigned min_nodes;
+  unsigned max_nodes;     /* 0: as min_nodes */
+  unsigned gpus_per_node; /* 0 when total_gpus is given */
+  unsigned total_gpus;
+  int exclusive;       /* whole nodes */
+  const char* pattern; /* canonical pattern */
 } ff_request_t;
 
 /*
@@ -84,22 +82,22 @@ typedef struct ff_request {
  * (contiguous per leaf group) and `summary` holds the score as "key=value ..." words.
  * FF_ENOFIT when nothing fits; FF_EINVAL for a request that makes no sense.
  */
-int ff_engine_place(ff_engine_t *engine, const ff_request_t *request, const unsigned char *allowed,
-		    const int *free_gpus, const int *total_gpus, int *chosen, unsigned *nchosen,
-		    char *summary, size_t summary_len, char *err, size_t err_len);
+int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsigned char* allowed,
+                    const int* free_gpus, const int* total_gpus, int* chosen, unsigned* nchosen,
+                    char* summary, size_t summary_len, char* err, size_t err_len);
 
 /*
  * Cluster-wide fragmentation of the given free GPUs (docs/placement.md): the share of
  * the free GPUs the workload's job sizes could not use (0..1), and their number.
  */
-int ff_engine_fragmentation(const ff_engine_t *engine, const int *free_gpus, const int *total_gpus,
-			    double *share, double *unusable_gpus, char *err, size_t err_len);
+int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,
+                            double* share, double* unusable_gpus, char* err, size_t err_len);
 
 /* GPUs in a Slurm TRES string such as "gres/gpu:8" or "gres/gpu:h100:4,gres/shard:2"; 0 if none. */
-unsigned ff_tres_gpus(const char *tres);
+unsigned ff_tres_gpus(const char* tres);
 
 /* "fabricfit 0.1.0" */
-const char *ff_version(void);
+const char* ff_version(void);
 
 #ifdef __cplusplus
 }

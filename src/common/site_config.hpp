@@ -44,6 +44,6 @@ struct SiteConfigLoad {
 // re-executes slurmctld on reconfigure). Without a usable last-good copy, the defaults.
 // An empty `last_good` disables the copy. Never throws ConfigError.
 [[nodiscard]] SiteConfigLoad load_site_config_keeping_last_good(const std::filesystem::path& path,
-                                                                 const std::filesystem::path& last_good);
+                                                                const std::filesystem::path& last_good);
 
 }  // namespace fabricfit

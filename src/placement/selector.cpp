@@ -61,7 +61,8 @@ class RunnersUp {
     if (static_cast<int>(kept_.size()) >= limit_ && !better(key, kept_.back().key)) return;
     Candidate c{key, make_plan()};
     // One plan, however the search reached it: groups in index order.
-    std::sort(c.plan.begin(), c.plan.end(), [](const LeafTake& a, const LeafTake& b) { return a.leaf < b.leaf; });
+    std::sort(c.plan.begin(), c.plan.end(),
+              [](const LeafTake& a, const LeafTake& b) { return a.leaf < b.leaf; });
     for (auto& kept : kept_) {
       if (same_plan(kept.plan, c.plan)) {
         if (better(c.key, kept.key)) kept = std::move(c);

@@ -79,13 +79,12 @@ static void _load_settings(void)
 		snprintf(conf_status, sizeof(conf_status), "error: %s", err);
 		if (running_in_slurmctld())
 			error("fabricfit: %s; using %s", err,
-			      !strcmp(settings.source, "last-good") ?
-				      "the last good copy of the file" :
-				      "built-in defaults");
+			      !strcmp(settings.source, "last-good")
+				  ? "the last good copy of the file"
+				  : "built-in defaults");
 	}
 	xfree(last_good);
 }
-
 
 /* Maps Slurm's node table onto the fabric's hosts (node indices change on reconfigure). */
 static void _map_nodes(void)
@@ -135,7 +134,8 @@ static void _refresh_engine(void)
 	if (stat(settings.snapshot_file, &st) != 0) {
 		if (!engine)
 			snprintf(engine_status, sizeof(engine_status),
-				 "no snapshot at %s: Slurm's default selection", settings.snapshot_file);
+				 "no snapshot at %s: Slurm's default selection",
+				 settings.snapshot_file);
 		return;
 	}
 	if (engine && st.st_mtim.tv_sec == engine_mtime.tv_sec &&
@@ -149,8 +149,8 @@ static void _refresh_engine(void)
 		if (st.st_mtim.tv_sec != engine_mtime.tv_sec ||
 		    st.st_mtim.tv_nsec != engine_mtime.tv_nsec || !engine)
 			error("fabricfit: %s; %s", err,
-			      engine ? "keeping the snapshot already loaded" :
-				       "using Slurm's default selection");
+			      engine ? "keeping the snapshot already loaded"
+				     : "using Slurm's default selection");
 		snprintf(engine_status, sizeof(engine_status), "bad snapshot: %s%s", err,
 			 engine ? " (keeping the one already loaded)" : "");
 		engine_mtime = st.st_mtim;
@@ -225,7 +225,7 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, const char *pattern, c
 			      size_t note_len)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
-	ff_request_t request = { 0 };
+	ff_request_t request = {0};
 	char summary[512] = "", err[512] = "";
 	unsigned nchosen = 0;
 	int hosts, rc;
@@ -250,22 +250,24 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, const char *pattern, c
 	for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
 		int host = host_of_node[i];
 		if (host < 0) {
-			snprintf(note, note_len, "placement=slurm reason=\"node %s is not in the fabric\"",
+			snprintf(note, note_len,
+				 "placement=slurm reason=\"node %s is not in the fabric\"",
 				 node_record_table_ptr[i]->name);
 			return false;
 		}
 		/* GRES counts are not known yet when the map is first made: fill in lazily. */
 		if (!host_total[host])
-			host_total[host] = (int)gres_node_config_cnt(
-				node_record_table_ptr[i]->gres_list, "gpu");
+			host_total[host] =
+			    (int)gres_node_config_cnt(node_record_table_ptr[i]->gres_list, "gpu");
 		host_allowed[host] = 1;
-		host_free[host] = topo_eval->avail_res_array && topo_eval->avail_res_array[i] ?
-					  topo_eval->avail_res_array[i]->avail_gpus :
-					  host_total[host];
+		host_free[host] = topo_eval->avail_res_array && topo_eval->avail_res_array[i]
+				      ? topo_eval->avail_res_array[i]->avail_gpus
+				      : host_total[host];
 	}
 	request.min_nodes = topo_eval->min_nodes;
 	request.max_nodes = MAX(topo_eval->req_nodes, topo_eval->min_nodes);
-	request.exclusive = job_ptr->details && (job_ptr->details->whole_node & WHOLE_NODE_REQUIRED);
+	request.exclusive =
+	    job_ptr->details && (job_ptr->details->whole_node & WHOLE_NODE_REQUIRED);
 	request.pattern = pattern;
 
 	rc = ff_engine_place(engine, &request, host_allowed, host_free, host_total, host_chosen,
@@ -306,8 +308,9 @@ extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 	if (rc != SLURM_SUCCESS && offered) {
 		bit_copybits(topo_eval->node_map, offered);
 		rc = common_topo_choose_nodes(topo_eval);
-		snprintf(note, sizeof(note),
-			 "placement=slurm reason=\"Slurm's evaluator refused the fabricfit choice\"");
+		snprintf(
+		    note, sizeof(note),
+		    "placement=slurm reason=\"Slurm's evaluator refused the fabricfit choice\"");
 	}
 	FREE_NULL_BITMAP(offered);
 	chosen = (rc == SLURM_SUCCESS) ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");

@@ -2,8 +2,8 @@
 // The line grammar, as ibnetdiscover (infiniband-diags) writes it, plus what ibsim's
 // net files add. Real lines look like:
 //   switchguid=0x2c5eab0300b87b40(2c5eab0300b87b40)
-//   Switch	65 "S-2c5eab0300b87b40"		# "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1" enhanced port 0 lid 73 lmc
-//   0 [1]	"H-e09d7303007a4bd8"[1](e09d7303007a4bd8) 		# "a08-p1-dgx-04-c01 mlx5_5" lid 647
+//   Switch	65 "S-2c5eab0300b87b40"		# "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1" enhanced port 0 lid 73
+//   lmc 0 [1]	"H-e09d7303007a4bd8"[1](e09d7303007a4bd8) 		# "a08-p1-dgx-04-c01 mlx5_5" lid 647
 //   4xNDR Ca	1 "H-e09d7303007a5a68"		# "a08-p1-dgx-04-c17 mlx5_5" [1](e09d7303007a5a68)
 //   "S-2c5eab0300b87b40"[17]		# lid 657 lmc 0 "MF0;...:MQM9701/U1" lid 73 4xNDR
 // -g adds "[ext N]" after port numbers, chassis lines and "# Chassis ..." comments; -f adds

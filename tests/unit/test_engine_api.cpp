@@ -3,11 +3,11 @@
 // generated fabric loaded, hosts looked up by Slurm node name, a placement chosen.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "capi/fabricfit_api.h"
@@ -45,7 +45,8 @@ class EngineApi : public ::testing::Test {
   static int leaf_of(const std::string& name) { return (std::stoi(name.substr(3)) - 1) / 8; }
 
   fs::path dir_;
-  fs::path snapshot_ = fs::temp_directory_path() / ("ff-engine-" + std::to_string(::getpid())) / "fabric.snap";
+  fs::path snapshot_ =
+      fs::temp_directory_path() / ("ff-engine-" + std::to_string(::getpid())) / "fabric.snap";
   ff_engine_t* engine_ = nullptr;
   int hosts_ = 0;
   std::vector<int> free_, total_;
@@ -100,7 +101,8 @@ TEST_F(EngineApi, OnlyAllowedHostsAreChosenAndNoFitIsNotAnError) {
   ASSERT_EQ(ff_engine_place(engine_, &req, allowed_.data(), free_.data(), total_.data(), chosen.data(), &n,
                             summary, sizeof summary, err, sizeof err),
             FF_OK);
-  EXPECT_EQ(std::set<int>(chosen.begin(), chosen.begin() + n), (std::set<int>{host("gpu010"), host("gpu020")}));
+  EXPECT_EQ(std::set<int>(chosen.begin(), chosen.begin() + n),
+            (std::set<int>{host("gpu010"), host("gpu020")}));
   ff_request_t three{3, 3, 8, 0, 0, "ring"};
   EXPECT_EQ(ff_engine_place(engine_, &three, allowed_.data(), free_.data(), total_.data(), chosen.data(), &n,
                             summary, sizeof summary, err, sizeof err),
@@ -115,11 +117,13 @@ TEST_F(EngineApi, OnlyAllowedHostsAreChosenAndNoFitIsNotAnError) {
 TEST_F(EngineApi, FragmentationCountsStrandedGpus) {
   double share = -1, unusable = -1;
   char err[256] = "";
-  ASSERT_EQ(ff_engine_fragmentation(engine_, free_.data(), total_.data(), &share, &unusable, err, sizeof err), FF_OK);
+  ASSERT_EQ(ff_engine_fragmentation(engine_, free_.data(), total_.data(), &share, &unusable, err, sizeof err),
+            FF_OK);
   EXPECT_DOUBLE_EQ(unusable, 0.0) << "an idle cluster wastes nothing";
   // 7 free GPUs on every host: no 8-GPU job fits anywhere.
   std::fill(free_.begin(), free_.end(), 7);
-  ASSERT_EQ(ff_engine_fragmentation(engine_, free_.data(), total_.data(), &share, &unusable, err, sizeof err), FF_OK);
+  ASSERT_EQ(ff_engine_fragmentation(engine_, free_.data(), total_.data(), &share, &unusable, err, sizeof err),
+            FF_OK);
   EXPECT_GT(share, 0.0);
   EXPECT_GT(unusable, 0.0);
 }

@@ -68,7 +68,7 @@ TEST(SiteConfig, BadFileFallsBackToLastGoodCopyThenDefaults) {
   const auto dir = fs::temp_directory_path() / ("ff-lastgood-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const auto conf = dir / "fabricfit.conf";
-  const auto keep = dir / "state" ;
+  const auto keep = dir / "state";
   fs::create_directories(keep);
   const auto last_good = keep / "fabricfit.conf.last-good";
 
