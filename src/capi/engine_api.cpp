@@ -107,6 +107,11 @@ int ff_engine_host(const ff_engine_t* engine, const char* node_name) {
   }
 }
 
+const char* ff_engine_host_name(const ff_engine_t* engine, int host) {
+  if (engine == nullptr || host < 0 || host >= engine->index.host_count()) return nullptr;
+  return engine->index.host_name(host).c_str();
+}
+
 int ff_engine_host_rank(const ff_engine_t* engine, int host) {
   if (engine == nullptr || host < 0 || host >= engine->index.host_count()) return -1;
   return engine->rank[host];

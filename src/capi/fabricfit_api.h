@@ -63,6 +63,8 @@ void ff_engine_describe(const ff_engine_t* engine, char* out, size_t out_len);
 int ff_engine_host_count(const ff_engine_t* engine);
 /* The fabric host of a Slurm node, or -1 when the fabric has no such host. */
 int ff_engine_host(const ff_engine_t* engine, const char* node_name);
+/* Name of a fabric host (the Slurm node name it stands for), or NULL. */
+const char* ff_engine_host_name(const ff_engine_t* engine, int host);
 /* Host order that keeps leaf groups contiguous (for node ranking): 0 = first. */
 int ff_engine_host_rank(const ff_engine_t* engine, int host);
 

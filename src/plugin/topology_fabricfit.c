@@ -15,6 +15,7 @@
 
 #include "slurm/slurm_errno.h"
 #include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/pack.h"
@@ -53,6 +54,7 @@ static char engine_status[FF_PATH_MAX + 1024] = "not loaded";
 static int *host_of_node = NULL; /* Slurm node index -> fabric host, -1 if unknown */
 static int *node_of_host = NULL; /* fabric host -> Slurm node index, -1 if none */
 static int mapped_node_count = -1;
+static char *mismatch_note = NULL; /* Slurm nodes and fabric hosts without a counterpart */
 static unsigned char *host_allowed = NULL;
 static int *host_free = NULL, *host_total = NULL, *host_chosen = NULL;
 
@@ -86,6 +88,44 @@ static void _load_settings(void)
 	xfree(last_good);
 }
 
+/*
+ * Names, once per snapshot or node table, the Slurm nodes the fabric does not have (jobs
+ * offered any of them go to Slurm's selection) and the fabric hosts Slurm does not have.
+ */
+static void _report_mismatch(int hosts)
+{
+	hostlist_t *unknown = hostlist_create(NULL), *unused = hostlist_create(NULL);
+	node_record_t *node_ptr;
+	char *a, *b;
+
+	for (int i = 0; (node_ptr = next_node(&i)); i++)
+		if (host_of_node[i] < 0)
+			hostlist_push_host(unknown, node_ptr->name);
+	for (int h = 0; h < hosts; h++)
+		if (node_of_host[h] < 0 && ff_engine_host_name(engine, h))
+			hostlist_push_host(unused, ff_engine_host_name(engine, h));
+	hostlist_sort(unknown);
+	hostlist_sort(unused);
+	a = hostlist_ranged_string_xmalloc(unknown);
+	b = hostlist_ranged_string_xmalloc(unused);
+	xfree(mismatch_note);
+	if (hostlist_count(unknown) || hostlist_count(unused)) {
+		xstrfmtcat(mismatch_note, "NotInFabric=%s NotInSlurm=%s", a[0] ? a : "(none)",
+			   b[0] ? b : "(none)");
+		if (hostlist_count(unknown))
+			warning("fabricfit: %d Slurm node(s) are not in the fabric: %s; jobs "
+				"offered them use Slurm's selection",
+				hostlist_count(unknown), a);
+		if (hostlist_count(unused))
+			warning("fabricfit: %d fabric host(s) are not Slurm nodes: %s",
+				hostlist_count(unused), b);
+	}
+	xfree(a);
+	xfree(b);
+	hostlist_destroy(unknown);
+	hostlist_destroy(unused);
+}
+
 /* Maps Slurm's node table onto the fabric's hosts (node indices change on reconfigure). */
 static void _map_nodes(void)
 {
@@ -117,6 +157,7 @@ static void _map_nodes(void)
 			host_total[host] = (int)gres_node_config_cnt(node_ptr->gres_list, "gpu");
 		}
 	}
+	_report_mismatch(hosts);
 }
 
 /*
@@ -170,6 +211,7 @@ static void _free_engine(void)
 {
 	ff_engine_free(engine);
 	engine = NULL;
+	xfree(mismatch_note);
 	xfree(host_of_node);
 	xfree(node_of_host);
 	xfree(host_allowed);
@@ -387,6 +429,8 @@ static char *_describe(void)
 		   settings.default_pattern);
 	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n", engine ? "fabricfit" : "slurm-default",
 		   engine_status);
+	if (engine && mismatch_note)
+		xstrfmtcat(out, "%s\n", mismatch_note);
 	return out;
 }
 

@@ -73,6 +73,19 @@ f=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
 wait_job "$f" 60 > /dev/null
 check "a new snapshot is loaded without restarting slurmctld" \
   bash -c "[ \$(grep -c 'fabricfit: snapshot $lab/fabric.snapshot loaded' '$ctld_log') -ge 2 ]"
+# A fabric that lacks half of Slurm's nodes: both sides named once, and jobs offered
+# nodes the fabric does not know go to Slurm's selection.
+"$FABRICFIT" generate --leaves 2 --hosts-per-leaf 8 -o "$lab/half.net"
+"$FABRICFIT" discover --from "$lab/half.net" -q -o "$lab/fabric.snapshot"
+g=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
+state=$(wait_job "$g" 60)
+check "with half the nodes missing from the fabric a job still completes ($state)" test "$state" = COMPLETED
+check "slurmctld names the Slurm nodes the fabric lacks" \
+  grep -q "fabricfit: 16 Slurm node(s) are not in the fabric: gpu\[017-032\]" "$ctld_log"
+check "and the job offered them is left to Slurm, saying why" \
+  grep -q "fabricfit: eval_nodes JobId=$g .*placement=slurm reason=\"node gpu0[1-3][0-9] is not in the fabric\"" "$ctld_log"
+check "scontrol show topology lists them" \
+  bash -c 'scontrol show topology | grep -q "^NotInFabric=gpu\[017-032\] NotInSlurm=(none)"'
 check "slurmctld is still running" pid_running "$(cat "$lab/run/slurmctld.pid")"
 
 lab_down "$lab" > /dev/null 2>&1

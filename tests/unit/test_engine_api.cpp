@@ -60,6 +60,8 @@ TEST_F(EngineApi, FindsSlurmNodesAndRanksThemByLeafGroup) {
   ASSERT_GE(host("gpu001"), 0);
   EXPECT_EQ(host("gpu999"), -1);
   EXPECT_EQ(host(nullptr), -1);
+  EXPECT_STREQ(ff_engine_host_name(engine_, host("gpu017")), "gpu017");
+  EXPECT_EQ(ff_engine_host_name(engine_, hosts_), nullptr);
   std::set<int> ranks;
   for (int h = 0; h < hosts_; ++h) ranks.insert(ff_engine_host_rank(engine_, h));
   EXPECT_EQ(ranks.size(), 32u);
