@@ -84,7 +84,7 @@ FABRICFIT_UMAD2SIM (path of libumad2sim.so).
   --topology fabricfit  TopologyPlugin=topology/fabricfit (needs topology_fabricfit.so)
   --umad2sim            run slurmctld with umad2sim preloaded and IBSIM_SOCKNAME set (off by
                         default: the controller reads snapshots, discovery runs out of band)
-  --topology tree       TopologyPlugin=topology/tree with a topology.conf from the generator
+  --topology tree       TopologyPlugin=topology/tree with a topology.conf of the discovered fabric
   --force               with up: take down a running lab in DIR first
 EOF
 }
@@ -519,7 +519,6 @@ check_ports() {
 generate_fabric() {
   local -a args=(generate --leaves "$LEAVES" --hosts-per-leaf "$HOSTS_PER_LEAF" --spines "$SPINES"
                  --uplinks "$UPLINKS" --rails "$RAILS" -o "$NETFILE" --slurm-nodes)
-  [ "$TOPOLOGY" = tree ] && args+=(--topology-conf "$LAB_DIR/topology.conf")
   local out
   out=$("$FF_BIN" "${args[@]}" 2> "$LOGS/generate.log") || {
     show_tail "$LOGS/generate.log"; die "'$FF_BIN ${args[*]}' failed"; }
@@ -527,9 +526,6 @@ generate_fabric() {
   local re='^[][A-Za-z0-9_.,-]+$'
   [[ $NODELIST =~ $re ]] || die "fabricfit generate --slurm-nodes printed '$out', not a node list"
   [ -s "$NETFILE" ] || die "fabricfit generate did not write $NETFILE"
-  if [ "$TOPOLOGY" = tree ]; then
-    [ -s "$LAB_DIR/topology.conf" ] || die "fabricfit generate did not write $LAB_DIR/topology.conf"
-  fi
 }
 
 # ibsim's compiled-in limits (2,048 nodes / 256 switches / 13,312 ports) are too small for big
@@ -583,6 +579,11 @@ discover_fabric() {
   got=$("$FF_BIN" show --json "$SNAPSHOT" | awk -F'[:,]' '/^  "hosts": / { gsub(/ /, "", $2); print $2; exit }')
   [ "$got" = "$want" ] || die "fabricfit discover found ${got:-no} hosts, the fabric has $want"
   log "fabric discovered live through ibsim: $got hosts, snapshot $SNAPSHOT"
+  # topology/tree gets the same fabric, as an admin would write it from the snapshot.
+  if [ "$TOPOLOGY" = tree ]; then
+    "$FF_BIN" show --slurm-topology-conf "$SNAPSHOT" > "$LAB_DIR/topology.conf" ||
+      die "fabricfit show --slurm-topology-conf failed on $SNAPSHOT"
+  fi
 }
 
 start_munge() {

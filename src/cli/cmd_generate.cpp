@@ -14,7 +14,6 @@ struct GenerateOptions {
   ClosSpec spec;
   std::string rate = "4xHDR";
   std::string output;
-  std::string topology_conf;
   bool print_nodes = false;
 };
 
@@ -29,7 +28,6 @@ int run_generate(const GenerateOptions& opt) {
   } else {
     write_file_atomically(opt.output, net);
   }
-  if (!opt.topology_conf.empty()) write_file_atomically(opt.topology_conf, slurm_topology_conf(spec));
   if (opt.print_nodes) fmt::print("{}\n", slurm_node_list(spec));
   return 0;
 }
@@ -62,8 +60,6 @@ Action add_generate_command(CLI::App& app) {
   cmd->add_option("--host-digits", s.host_digits, "Zero-padded digits in host names")->capture_default_str();
   cmd->add_option("--first-host", s.first_host, "Number of the first host")->capture_default_str();
   cmd->add_option("-o,--output", opt->output, "Net file to write (default: standard output)");
-  cmd->add_option("--topology-conf", opt->topology_conf,
-                  "Also write a Slurm topology.conf (topology/tree) for the same fabric");
   cmd->add_flag("--slurm-nodes", opt->print_nodes, "Print the Slurm node list of the hosts");
   return [opt] { return run_generate(*opt); };
 }

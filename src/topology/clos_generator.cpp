@@ -254,32 +254,4 @@ std::string slurm_node_list(const ClosSpec& spec) {
                       spec.first_host + spec.host_count() - 1);
 }
 
-std::string slurm_topology_conf(const ClosSpec& spec) {
-  validate(spec);
-  const auto group_name = [&](int g) {
-    return spec.rails > 1 ? fmt::format("ib-leafgroup-{:03d}", g + 1) : fmt::format("ib-leaf-{:03d}", g + 1);
-  };
-  const std::string group_prefix = spec.rails > 1 ? "ib-leafgroup-" : "ib-leaf-";
-  std::string out =
-      "# Slurm topology.conf (topology/tree) written by fabricfit generate for the same fabric.\n"
-      "# One switch per leaf group, one per pod in a three-tier fabric, and one root.\n";
-  for (int g = 0; g < spec.leaf_groups(); ++g) {
-    const int first = spec.first_host + g * spec.hosts_per_leaf;
-    out +=
-        fmt::format("SwitchName={} Nodes={}\n", group_name(g),
-                    format_range(spec.host_prefix, spec.host_digits, first, first + spec.hosts_per_leaf - 1));
-  }
-  if (spec.pods > 0) {
-    for (int p = 0; p < spec.pods; ++p) {
-      out += fmt::format("SwitchName=ib-pod-{:02d} Switches={}\n", p + 1,
-                         format_range(group_prefix, 3, p * spec.leaves + 1, (p + 1) * spec.leaves));
-    }
-    out += fmt::format("SwitchName=ib-core Switches={}\n", format_range("ib-pod-", 2, 1, spec.pods));
-  } else {
-    out += fmt::format("SwitchName=ib-spine Switches={}\n",
-                       format_range(group_prefix, 3, 1, spec.leaf_groups()));
-  }
-  return out;
-}
-
 }  // namespace fabricfit

@@ -45,11 +45,6 @@ void validate(const ClosSpec& spec);
 // The hosts as a Slurm node list, e.g. "gpu[001-032]".
 [[nodiscard]] std::string slurm_node_list(const ClosSpec& spec);
 
-// A Slurm topology.conf (topology/tree) for the same fabric: one switch per leaf group,
-// one per pod (three-tier), and a single root, since topology/tree rejects jobs wider
-// than the subtree of any top switch.
-[[nodiscard]] std::string slurm_topology_conf(const ClosSpec& spec);
-
 // "gpu[001-032]" for prefix "gpu", 3 digits, 1..32; "gpu007" when first == last.
 [[nodiscard]] std::string format_range(const std::string& prefix, int digits, int first, int last);
 
