@@ -123,8 +123,12 @@ TEST(ClosGenerator, ThreeTierHasPodsUnderCores) {
   for (const auto& [end, peer] : d.links) {
     const auto& a = d.desc.at(end.first);
     const auto& b = d.desc.at(peer.first);
-    if (a == "ib-leaf-001" && d.is_switch.at(peer.first)) EXPECT_EQ(b.rfind("ib-p01-spine-", 0), 0u) << b;
-    if (a == "ib-leaf-003" && d.is_switch.at(peer.first)) EXPECT_EQ(b.rfind("ib-p02-spine-", 0), 0u) << b;
+    if (a == "ib-leaf-001" && d.is_switch.at(peer.first)) {
+      EXPECT_EQ(b.rfind("ib-p01-spine-", 0), 0u) << b;
+    }
+    if (a == "ib-leaf-003" && d.is_switch.at(peer.first)) {
+      EXPECT_EQ(b.rfind("ib-p02-spine-", 0), 0u) << b;
+    }
   }
   // Each spine: 2 leaves x 4 uplinks / 2 spines = 4 downlinks, so 4 core uplinks (1:1).
   int spine_core = 0;
