@@ -75,28 +75,29 @@ PlacementScore TrafficRouter::route(const TrafficMatrix& traffic, std::span<cons
     }
   }
 
-  for (int leaf : touched_leaves_) {
-    s.spine_bytes += leaf_out_[leaf];
-    const double load = std::max(leaf_out_[leaf], leaf_in_[leaf]);
-    const LeafGroupInfo& info = index_.leaf_group(leaf);
-    const double seconds = uplink_seconds(load, info.uplinks, info.min_uplink_gbps);
+  // A leaf group's uplinks to the spines and a pod's uplinks to the cores are charged alike:
+  // even ECMP spread, so the slowest uplink of the busier direction sets the time.
+  const auto charge_uplinks = [&s](double out, double in, int uplinks, double min_gbps, double stretch,
+                                   const std::string& name) {
+    const double load = std::max(out, in);
+    const double seconds = uplink_seconds(load, uplinks, min_gbps);
     if (seconds > s.max_uplink_load) {
       s.max_uplink_load = seconds;
-      s.bottleneck = info.name;
+      s.bottleneck = name;
     }
-    if (load > 0) s.uplink_stretch = std::max(s.uplink_stretch, info.stretch);
+    if (load > 0) s.uplink_stretch = std::max(s.uplink_stretch, stretch);
+  };
+  for (int leaf : touched_leaves_) {
+    s.spine_bytes += leaf_out_[leaf];
+    const LeafGroupInfo& info = index_.leaf_group(leaf);
+    charge_uplinks(leaf_out_[leaf], leaf_in_[leaf], info.uplinks, info.min_uplink_gbps, info.stretch,
+                   info.name);
     leaf_out_[leaf] = leaf_in_[leaf] = leaf_gpus_[leaf] = 0;
   }
   for (int pod : touched_pods_) {
     s.core_bytes += pod_out_[pod];
-    const double load = std::max(pod_out_[pod], pod_in_[pod]);
     const PodInfo& info = index_.pod(pod);
-    const double seconds = uplink_seconds(load, info.uplinks, info.min_uplink_gbps);
-    if (seconds > s.max_uplink_load) {
-      s.max_uplink_load = seconds;
-      s.bottleneck = info.name;
-    }
-    if (load > 0) s.uplink_stretch = std::max(s.uplink_stretch, info.stretch);
+    charge_uplinks(pod_out_[pod], pod_in_[pod], info.uplinks, info.min_uplink_gbps, info.stretch, info.name);
     pod_out_[pod] = pod_in_[pod] = pod_gpus_[pod] = 0;
   }
   s.spine_bytes_per_rail = s.spine_bytes / s.rails;
