@@ -49,7 +49,8 @@ static char conf_status[512] = "not read";
 
 /* slurmctld only: the placement engine over the loaded snapshot. */
 static ff_engine_t *engine = NULL;
-static struct timespec engine_mtime; /* of the snapshot file it was loaded from */
+static struct timespec snapshot_mtime; /* of the snapshot file last tried */
+static bool snapshot_seen = false;
 static char engine_status[FF_PATH_MAX + 1024] = "not loaded";
 static int *host_of_node = NULL; /* Slurm node index -> fabric host, -1 if unknown */
 static int *node_of_host = NULL; /* fabric host -> Slurm node index, -1 if none */
@@ -179,27 +180,25 @@ static void _refresh_engine(void)
 				 settings.snapshot_file);
 		return;
 	}
-	if (engine && st.st_mtim.tv_sec == engine_mtime.tv_sec &&
-	    st.st_mtim.tv_nsec == engine_mtime.tv_nsec) {
-		if (mapped_node_count != node_record_count)
+	/* Each version of the file is tried once: a bad one is logged once, not per pass. */
+	if (snapshot_seen && st.st_mtim.tv_sec == snapshot_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == snapshot_mtime.tv_nsec) {
+		if (engine && mapped_node_count != node_record_count)
 			_map_nodes();
 		return;
 	}
+	snapshot_seen = true;
+	snapshot_mtime = st.st_mtim;
 	if (ff_engine_load(settings.snapshot_file, &fresh, err, sizeof(err)) != FF_OK) {
-		/* Log each bad snapshot file once, not on every scheduling pass. */
-		if (st.st_mtim.tv_sec != engine_mtime.tv_sec ||
-		    st.st_mtim.tv_nsec != engine_mtime.tv_nsec || !engine)
-			error("fabricfit: %s; %s", err,
-			      engine ? "keeping the snapshot already loaded"
-				     : "using Slurm's default selection");
+		error("fabricfit: %s; %s", err,
+		      engine ? "keeping the snapshot already loaded"
+			     : "using Slurm's default selection");
 		snprintf(engine_status, sizeof(engine_status), "bad snapshot: %s%s", err,
 			 engine ? " (keeping the one already loaded)" : "");
-		engine_mtime = st.st_mtim;
 		return;
 	}
 	ff_engine_free(engine);
 	engine = fresh;
-	engine_mtime = st.st_mtim;
 	_map_nodes();
 	ff_engine_describe(engine, desc, sizeof(desc));
 	snprintf(engine_status, sizeof(engine_status), "loaded %s (%s)", settings.snapshot_file,
@@ -211,6 +210,7 @@ static void _free_engine(void)
 {
 	ff_engine_free(engine);
 	engine = NULL;
+	snapshot_seen = false;
 	xfree(mismatch_note);
 	xfree(host_of_node);
 	xfree(node_of_host);
