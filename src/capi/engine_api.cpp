@@ -117,6 +117,11 @@ int ff_engine_host_rank(const ff_engine_t* engine, int host) {
   return engine->rank[host];
 }
 
+int ff_engine_host_leaf_group(const ff_engine_t* engine, int host) {
+  if (engine == nullptr || host < 0 || host >= engine->index.host_count()) return -1;
+  return engine->index.leaf_group_of(host);
+}
+
 int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsigned char* allowed,
                     const int* free_gpus, const int* total_gpus, int* chosen, unsigned* nchosen,
                     char* summary, size_t summary_len, char* err, size_t err_len) {

@@ -67,6 +67,8 @@ int ff_engine_host(const ff_engine_t* engine, const char* node_name);
 const char* ff_engine_host_name(const ff_engine_t* engine, int host);
 /* Host order that keeps leaf groups contiguous (for node ranking): 0 = first. */
 int ff_engine_host_rank(const ff_engine_t* engine, int host);
+/* The leaf group of a fabric host (0 = first), or -1 when it is in none or unknown. */
+int ff_engine_host_leaf_group(const ff_engine_t* engine, int host);
 
 typedef struct ff_request {
   unsigned min_nodes;

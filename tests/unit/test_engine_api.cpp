@@ -73,6 +73,31 @@ TEST_F(EngineApi, FindsSlurmNodesAndRanksThemByLeafGroup) {
   EXPECT_EQ(*leaf1.rbegin() - *leaf1.begin(), 7);
 }
 
+// get_rank on Slurm 26.05 orders a job's tasks by these leaf groups.
+TEST_F(EngineApi, NamesEachHostsLeafGroupInRankOrder) {
+  for (const char* n : {"gpu001", "gpu008", "gpu009", "gpu017", "gpu032"}) {
+    EXPECT_EQ(ff_engine_host_leaf_group(engine_, host(n)) >= 0, true) << n;
+  }
+  EXPECT_EQ(ff_engine_host_leaf_group(engine_, host("gpu001")),
+            ff_engine_host_leaf_group(engine_, host("gpu008")));
+  EXPECT_NE(ff_engine_host_leaf_group(engine_, host("gpu008")),
+            ff_engine_host_leaf_group(engine_, host("gpu009")));
+  std::set<int> groups;
+  for (int h = 0; h < hosts_; ++h) groups.insert(ff_engine_host_leaf_group(engine_, h));
+  EXPECT_EQ(groups, (std::set<int>{0, 1, 2, 3}));
+  // A lower leaf group always holds lower ranks: the two orders agree.
+  for (int a = 0; a < hosts_; ++a) {
+    for (int b = 0; b < hosts_; ++b) {
+      if (ff_engine_host_leaf_group(engine_, a) < ff_engine_host_leaf_group(engine_, b)) {
+        EXPECT_LT(ff_engine_host_rank(engine_, a), ff_engine_host_rank(engine_, b));
+      }
+    }
+  }
+  EXPECT_EQ(ff_engine_host_leaf_group(engine_, -1), -1);
+  EXPECT_EQ(ff_engine_host_leaf_group(engine_, hosts_), -1);
+  EXPECT_EQ(ff_engine_host_leaf_group(nullptr, 0), -1);
+}
+
 TEST_F(EngineApi, PlacesAJobInOneLeafGroupWhereFirstFitWouldSplitIt) {
   // gpu001-004 busy: first fit would take gpu005-012 over two leaves.
   for (const char* n : {"gpu001", "gpu002", "gpu003", "gpu004"}) free_[host(n)] = 0;

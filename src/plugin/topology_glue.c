@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * topology/fabricfit: Slurm 24.11 topology plugin. Thin glue: it translates between
- * Slurm's structures and fabricfit's C API (fabricfit_api.h) and holds no logic of its
- * own. Any failure logs one clear line and leaves Slurm's default selection in charge.
+ * topology/fabricfit, the part that is the same in every Slurm release it supports: thin
+ * glue that translates between Slurm's structures and fabricfit's C API (fabricfit_api.h)
+ * and holds no logic of its own. The symbols slurmctld looks up are in one small file per
+ * release (topology_exports_<release>.c, chosen by configure), each a mechanical call into
+ * the functions here. Any failure logs one clear line and leaves Slurm's default selection
+ * in charge.
  */
 
 #include "config.h"
@@ -31,6 +34,7 @@
 #include "src/plugins/topology/common/common_topo.h"
 
 #include "fabricfit_api.h"
+#include "topology_glue.h"
 
 const char plugin_name[] = "topology fabricfit plugin";
 const char plugin_type[] = "topology/fabricfit";
@@ -55,6 +59,7 @@ static char engine_status[FF_PATH_MAX + 1024] = "not loaded";
 static int *host_of_node = NULL; /* Slurm node index -> fabric host, -1 if unknown */
 static int *node_of_host = NULL; /* fabric host -> Slurm node index, -1 if none */
 static int mapped_node_count = -1;
+static bool nodes_changed = false; /* a node was added or removed since the last map */
 static char *mismatch_note = NULL; /* Slurm nodes and fabric hosts without a counterpart */
 static unsigned char *host_allowed = NULL;
 static int *host_free = NULL, *host_total = NULL, *host_chosen = NULL;
@@ -150,6 +155,7 @@ static void _map_nodes(void)
 		node_of_host[h] = -1;
 	for (int i = 0; i < node_record_count; i++)
 		host_of_node[i] = -1;
+	nodes_changed = false;
 	for (int i = 0; (node_ptr = next_node(&i)); i++) {
 		int host = ff_engine_host(engine, node_ptr->name);
 		host_of_node[i] = host;
@@ -183,7 +189,7 @@ static void _refresh_engine(void)
 	/* Each version of the file is tried once: a bad one is logged once, not per pass. */
 	if (snapshot_seen && st.st_mtim.tv_sec == snapshot_mtime.tv_sec &&
 	    st.st_mtim.tv_nsec == snapshot_mtime.tv_nsec) {
-		if (engine && mapped_node_count != node_record_count)
+		if (engine && (mapped_node_count != node_record_count || nodes_changed))
 			_map_nodes();
 		return;
 	}
@@ -221,26 +227,42 @@ static void _free_engine(void)
 	mapped_node_count = -1;
 }
 
-extern int init(void)
+extern int ffg_init(void)
 {
 	_load_settings();
 	if (running_in_slurmctld())
-		info("fabricfit: %s loaded (%s, config %s: %s)", plugin_type, ff_version(),
-		     conf_path, conf_status);
+		info("fabricfit: %s loaded (%s for Slurm %s, config %s: %s)", plugin_type,
+		     ff_version(), SLURM_VERSION_STRING, conf_path, conf_status);
 	return SLURM_SUCCESS;
 }
 
-extern int fini(void)
+extern void ffg_fini(void)
 {
 	_free_engine();
 	xfree(conf_path);
-	return SLURM_SUCCESS;
 }
 
-extern int topology_p_build_config(void)
+extern int ffg_build_config(void)
 {
 	_load_settings();
 	_refresh_engine();
+	return SLURM_SUCCESS;
+}
+
+extern int ffg_destroy_config(void)
+{
+	_free_engine();
+	return SLURM_SUCCESS;
+}
+
+/* A node was added or removed at run time (scontrol create/delete node): map again. */
+extern int ffg_add_rm_node(node_record_t *node_ptr)
+{
+	nodes_changed = true;
+	if (engine)
+		info("fabricfit: node %s added or removed: mapping Slurm's nodes onto the fabric "
+		     "again",
+		     node_ptr ? node_ptr->name : "(unknown)");
 	return SLURM_SUCCESS;
 }
 
@@ -328,7 +350,7 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, const char *pattern, c
 	return true;
 }
 
-extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
+extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 {
 	char *candidates = bitmap2node_name(topo_eval->node_map);
 	char pattern[FF_PATTERN_MAX] = "", err[256] = "", note[FF_PATH_MAX + 2048] = "";
@@ -363,18 +385,8 @@ extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 	return rc;
 }
 
-extern int topology_p_whole_topo(bitstr_t *node_mask)
-{
-	return SLURM_SUCCESS;
-}
-
-extern bitstr_t *topology_p_get_bitmap(char *name)
-{
-	return NULL;
-}
-
 /* Ranks nodes so that each leaf group's nodes are contiguous (known hosts first). */
-extern bool topology_p_generate_node_ranking(void)
+extern bool ffg_generate_node_ranking(void)
 {
 	node_record_t *node_ptr;
 	int hosts;
@@ -396,18 +408,7 @@ extern bool topology_p_generate_node_ranking(void)
 	return true;
 }
 
-extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern)
-{
-	return common_topo_get_node_addr(node_name, paddr, ppattern);
-}
-
-extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *count,
-				     uint16_t tree_width)
-{
-	return common_topo_split_hostlist_treewidth(hl, sp_hl, count, tree_width);
-}
-
-extern int topology_p_topology_free(void *topoinfo_ptr)
+extern int ffg_topoinfo_free(void *topoinfo_ptr)
 {
 	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
 
@@ -434,7 +435,7 @@ static char *_describe(void)
 	return out;
 }
 
-extern int topology_p_get(topology_data_t type, void *data)
+extern int ffg_get(topology_data_t type, void *data)
 {
 	switch (type) {
 	case TOPO_DATA_TOPOLOGY_PTR: {
@@ -459,7 +460,7 @@ extern int topology_p_get(topology_data_t type, void *data)
 	}
 }
 
-extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
+extern int ffg_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
 {
 	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
 	char *text = topoinfo->text;
@@ -468,7 +469,7 @@ extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t 
 	return SLURM_SUCCESS;
 }
 
-extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list, char **out)
+extern int ffg_topoinfo_print(void *topoinfo_ptr, char *nodes_list, char **out)
 {
 	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
 
@@ -477,8 +478,7 @@ extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list, char 
 	return SLURM_SUCCESS;
 }
 
-extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer,
-				      uint16_t protocol_version)
+extern int ffg_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t protocol_version)
 {
 	fabricfit_topoinfo_t *topoinfo = xmalloc(sizeof(*topoinfo));
 
@@ -487,7 +487,7 @@ extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer,
 	return SLURM_SUCCESS;
 
 unpack_error:
-	topology_p_topology_free(topoinfo);
+	ffg_topoinfo_free(topoinfo);
 	*topoinfo_pptr = NULL;
 	return SLURM_ERROR;
 }
@@ -496,13 +496,13 @@ unpack_error:
  * Backfill compares this across candidate start times (lower is better): the free GPUs
  * that the workload's job sizes could not use if the nodes in node_mask were the free ones.
  */
-extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
+extern uint32_t ffg_get_fragmentation(bitstr_t *node_mask)
 {
 	double share = 0, unusable = 0;
 	char err[256] = "";
 	int hosts;
 
-	if (!engine || mapped_node_count != node_record_count)
+	if (!engine || mapped_node_count != node_record_count || nodes_changed)
 		return 0;
 	hosts = ff_engine_host_count(engine);
 	for (int h = 0; h < hosts; h++) {
@@ -513,4 +513,34 @@ extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
 				    sizeof(err)) != FF_OK)
 		return 0;
 	return (uint32_t)(unusable + 0.5);
+}
+
+/*
+ * Each node's rank for the task layout (Slurm 26.05+): the leaf group fabricfit knows it
+ * in, shifted by unit_shift, then its place in fabricfit's host order, so that a job's
+ * tasks fill one leaf group before the next. Without a snapshot Slurm keeps its own order.
+ */
+extern int ffg_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size, int unit_shift)
+{
+	uint32_t count, pos = 0;
+	const uint32_t low_mask = (1u << unit_shift) - 1, no_unit = UINT32_MAX >> unit_shift;
+
+	*node_rank = NULL;
+	*size = 0;
+	if (!node_bitmap || !(count = bit_set_count(node_bitmap)))
+		return SLURM_SUCCESS;
+	_refresh_engine();
+	if (!engine || mapped_node_count != node_record_count || nodes_changed)
+		return SLURM_SUCCESS;
+	*node_rank = xcalloc(count, sizeof(**node_rank));
+	*size = count;
+	for (int i = 0; next_node_bitmap(node_bitmap, &i); i++, pos++) {
+		int host = host_of_node[i];
+		int group = (host >= 0) ? ff_engine_host_leaf_group(engine, host) : -1;
+		int rank = (host >= 0) ? ff_engine_host_rank(engine, host) : i;
+
+		(*node_rank)[pos] = ((group >= 0) ? (uint32_t)group : no_unit) << unit_shift |
+				    ((uint32_t)rank & low_mask);
+	}
+	return SLURM_SUCCESS;
 }
