@@ -107,9 +107,9 @@ check "slurmd's log says why" \
 # tasks keep the last good settings.
 "$FABRICFIT" discover --from "$tmp/renamed.net" --compute-hca 'mlx5_[015]' -q -o "$snap"
 echo "NcclIbSl=42" >> "$lab/fabricfit.conf"
-srun -N 1 -w gpu003 --gpus-per-node=8 bash "$tmp/show.sh" > "$tmp/g.out" 2> "$tmp/g.err"
+srun -N 2 -w 'gpu[003,011]' --gpus-per-node=8 bash "$tmp/show.sh" > "$tmp/g.out" 2> "$tmp/g.err"
 check "the user sees no config error" bash -c '! grep -qi fabricfit "$1"' _ "$tmp/g.err"
-check "the task kept the last good settings (NCCL_IB_SL=3)" grep -q '^gpu003|=mlx5_0:1,mlx5_5:1|0|3|' "$tmp/g.out"
+check "the tasks kept the last good settings (NCCL_IB_SL=3)" grep -q '^gpu003|=mlx5_0:1,mlx5_5:1|0|3|' "$tmp/g.out"
 check "slurmd's log names file, line and reason" \
   grep -q "fabricfit: $lab/fabricfit.conf:3: NcclIbSl=42 is not a number from 0 to 15" "$lab/log/slurmd.gpu003.log"
 

@@ -18,12 +18,12 @@ TEST(SlurmCluster, GresStringsGiveGpuCounts) {
 }
 
 TEST(SlurmCluster, NodesWithTheirGpusAndWhetherTheyCanRunJobs) {
-  const auto nodes = parse_slurm_nodes(R"({"nodes": [
+  const auto nodes = parse_slurm_nodes(R"json({"nodes": [
     {"name": "gpu001", "gres": "gpu:8", "gres_used": "gpu:8(IDX:0-7)", "state": ["MIXED"]},
     {"name": "gpu002", "gres": "gpu:8", "gres_used": "gpu:0(IDX:N/A)", "state": ["IDLE", "DRAIN"]},
     {"name": "gpu003", "gres": "gpu:h100:4(S:0)", "gres_used": "gpu:h100:1(IDX:2)", "state": ["IDLE"]}],
     "meta": {}, "errors": [], "warnings": []
-})",
+})json",
                                        "t");
 ASSERT_EQ(nodes.size(), 3u);
 EXPECT_EQ(nodes[0].gpus, 8);
@@ -36,7 +36,7 @@ EXPECT_EQ(nodes[2].gpus_used, 1);
 }
 
 TEST(SlurmCluster, JobsWithNodesGpusAndReasons) {
-  const auto jobs = parse_slurm_jobs(R"({"jobs": [
+  const auto jobs = parse_slurm_jobs(R"json({"jobs": [
     {"job_id": 12, "job_state": ["RUNNING"], "nodes": "gpu[001-002]", "state_reason": "None",
      "node_count": {"set": true, "infinite": false, "number": 2}, "tres_per_node": "gres/gpu:8",
      "gres_detail": ["gpu:8(IDX:0-7)", "gpu:8(IDX:0-7)"], "admin_comment": "fabricfit placement=fabricfit pattern=ring",
@@ -45,7 +45,7 @@ TEST(SlurmCluster, JobsWithNodesGpusAndReasons) {
     {"job_id": 13, "job_state": ["PENDING"], "nodes": "", "state_reason": "Resources",
      "node_count": {"set": true, "infinite": false, "number": 16}, "tres_per_job": "gres/gpu:32",
      "gres_detail": []}]
-})",
+})json",
                                      "t");
 ASSERT_EQ(jobs.size(), 2u);
 EXPECT_EQ(jobs[0].id, 12u);
