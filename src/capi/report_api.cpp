@@ -45,10 +45,10 @@ int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpu
     std::vector<int> h, g;
     if (reason.empty()) {
       if (hosts == nullptr || gpus == nullptr || nhosts == 0)
-        throw std::invalid_argument("a record needs hosts");
+        throw fabricfit::RequestError("a record needs hosts");
       const int n = engine->index.host_count();
       for (unsigned i = 0; i < nhosts; ++i) {
-        if (hosts[i] < 0 || hosts[i] >= n) throw std::invalid_argument("host index out of range");
+        if (hosts[i] < 0 || hosts[i] >= n) throw fabricfit::RequestError("host index out of range");
         h.push_back(hosts[i]);
         g.push_back(gpus[i]);
       }

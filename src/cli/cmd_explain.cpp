@@ -121,7 +121,7 @@ int run_explain(const ExplainOptions& opt) {
   const auto jobs = read_jobs(opt.jobs_json, opt.job_id);
   const auto it = std::find_if(jobs.begin(), jobs.end(),
                                [&](const SlurmJob& j) { return std::to_string(j.id) == opt.job_id; });
-  if (it == jobs.end()) throw std::invalid_argument(fmt::format("no job {} in Slurm's answer", opt.job_id));
+  if (it == jobs.end()) throw std::invalid_argument(fmt::format("Slurm knows no job {}", opt.job_id));
   const SlurmJob& job = *it;
   std::vector<std::string> unknown;
   GpuState gpus = gpu_state_of(index, read_nodes(opt.nodes_json), &unknown);

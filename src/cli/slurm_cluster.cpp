@@ -2,6 +2,7 @@
 #include "cli/slurm_cluster.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/wait.h>
 #include <array>
 #include <charconv>
@@ -143,6 +144,15 @@ std::vector<SlurmJob> parse_slurm_jobs(std::string_view text, const std::string&
   const json j = parse(text, origin);
   if (!j.contains("jobs") || !j["jobs"].is_array())
     throw SlurmError(fmt::format("{}: no \"jobs\" list", origin));
+  // Slurm reports an unknown job as an empty list with its reason under "errors".
+  if (j["jobs"].empty() && j.contains("errors") && j["errors"].is_array()) {
+    std::vector<std::string> reasons;
+    for (const auto& e : j["errors"]) {
+      const std::string what = str(e, "description").empty() ? str(e, "error") : str(e, "description");
+      if (!what.empty()) reasons.push_back(what);
+    }
+    if (!reasons.empty()) throw SlurmError(fmt::format("{}: {}", origin, fmt::join(reasons, "; ")));
+  }
   std::vector<SlurmJob> jobs;
   for (const auto& o : j["jobs"]) {
     SlurmJob job;

@@ -25,14 +25,14 @@ TEST(SlurmCluster, NodesWithTheirGpusAndWhetherTheyCanRunJobs) {
     "meta": {}, "errors": [], "warnings": []
 })json",
                                        "t");
-ASSERT_EQ(nodes.size(), 3u);
-EXPECT_EQ(nodes[0].gpus, 8);
-EXPECT_EQ(nodes[0].gpus_used, 8);
-EXPECT_TRUE(nodes[0].usable);
-EXPECT_FALSE(nodes[1].usable);
-EXPECT_EQ(nodes[1].state, "IDLE+DRAIN");
-EXPECT_EQ(nodes[2].gpus, 4);
-EXPECT_EQ(nodes[2].gpus_used, 1);
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[0].gpus, 8);
+  EXPECT_EQ(nodes[0].gpus_used, 8);
+  EXPECT_TRUE(nodes[0].usable);
+  EXPECT_FALSE(nodes[1].usable);
+  EXPECT_EQ(nodes[1].state, "IDLE+DRAIN");
+  EXPECT_EQ(nodes[2].gpus, 4);
+  EXPECT_EQ(nodes[2].gpus_used, 1);
 }
 
 TEST(SlurmCluster, JobsWithNodesGpusAndReasons) {
@@ -47,18 +47,30 @@ TEST(SlurmCluster, JobsWithNodesGpusAndReasons) {
      "gres_detail": []}]
 })json",
                                      "t");
-ASSERT_EQ(jobs.size(), 2u);
-EXPECT_EQ(jobs[0].id, 12u);
-EXPECT_EQ(jobs[0].state, "RUNNING");
-EXPECT_EQ(jobs[0].nodes, "gpu[001-002]");
-EXPECT_EQ(jobs[0].node_count, 2);
-EXPECT_EQ(jobs[0].gpus_per_node, 8);
-EXPECT_EQ(jobs[0].gpus_on_node, (std::vector<int>{8, 8}));
-EXPECT_EQ(jobs[0].start_time, 1700000000);
-EXPECT_EQ(jobs[1].state, "PENDING");
-EXPECT_EQ(jobs[1].reason, "Resources");
-EXPECT_EQ(jobs[1].total_gpus, 32);
-EXPECT_EQ(jobs[1].gpus_per_node, 0);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].id, 12u);
+  EXPECT_EQ(jobs[0].state, "RUNNING");
+  EXPECT_EQ(jobs[0].nodes, "gpu[001-002]");
+  EXPECT_EQ(jobs[0].node_count, 2);
+  EXPECT_EQ(jobs[0].gpus_per_node, 8);
+  EXPECT_EQ(jobs[0].gpus_on_node, (std::vector<int>{8, 8}));
+  EXPECT_EQ(jobs[0].start_time, 1700000000);
+  EXPECT_EQ(jobs[1].state, "PENDING");
+  EXPECT_EQ(jobs[1].reason, "Resources");
+  EXPECT_EQ(jobs[1].total_gpus, 32);
+  EXPECT_EQ(jobs[1].gpus_per_node, 0);
+}
+
+TEST(SlurmCluster, AnUnknownJobGivesSlurmsReason) {
+  try {
+    (void)parse_slurm_jobs(
+        R"({"jobs": [], "errors": [{"description": "Invalid job id specified", "error_number": 2017}]})",
+        "scontrol show job --json");
+    FAIL();
+  } catch (const SlurmError& e) {
+    EXPECT_STREQ(e.what(), "scontrol show job --json: Invalid job id specified");
+  }
+  EXPECT_TRUE(parse_slurm_jobs(R"({"jobs": [], "errors": []})", "t").empty());
 }
 
 TEST(SlurmCluster, TextThatIsNotSlurmsJsonIsNamed) {
