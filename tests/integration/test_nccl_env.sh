@@ -5,12 +5,18 @@
 # --comm-pattern=none turns NCCL settings off; FABRICFIT_SCORE carries the numbers
 # `fabricfit score` gives; a bad fabricfit.conf never reaches the user.
 #
-# FABRICFIT_SPANK_SO: the fabricfit.so to load (default: this tree's build/.libs/fabricfit.so).
+# FABRICFIT_SPANK_SO: the fabricfit.so to load (default: the one installed in Slurm's plugin
+# directory, from FABRICFIT_SLURM_ENV or /opt/fabricfit/slurm/current.env).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-so=${FABRICFIT_SPANK_SO:-$TOP_SRCDIR/build/.libs/fabricfit.so}
+so=${FABRICFIT_SPANK_SO:-}
+if [ -z "$so" ]; then
+  # shellcheck disable=SC1090
+  . "${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}" 2> /dev/null || true
+  so=${SLURM_PREFIX:-/nonexistent}/lib/slurm/fabricfit.so
+fi
 [ -r "$so" ] || skip_all "no SPANK plugin at $so (set FABRICFIT_SPANK_SO)"
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
 [ -x "$FABRICFIT" ] || skip_all "no fabricfit command (set FABRICFIT_BIN)"
