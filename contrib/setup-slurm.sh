@@ -28,6 +28,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
   jq
+  chromium
 )
 
 missing=()
