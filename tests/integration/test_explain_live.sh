@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `fabricfit explain` and `fabricfit frag --live` against a real cluster: running and
 # pending jobs read through Slurm's JSON output, scored on the lab's discovered fabric;
-# the node_exporter textfile unit's command writes a complete metrics file.
+# the node_exporter textfile unit's command writes a complete metrics file; report --html
+# opens in a real (headless) browser.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -89,6 +90,46 @@ check "the textfile unit writes per leaf group free and unusable GPUs, the cross
            grep -qE "^fabricfit_leaf_group_unusable_gpus\{leaf_group=" "$1" &&
            grep -qE "^fabricfit_cross_spine_share 0\.[0-9]+" "$1" && grep -qE "^fabricfit_pending_jobs\{reason=" "$1" &&
            [ -z "$(ls "$2" | grep -v "^fabricfit.prom$")" ]' _ "$prom" "$tmp/textfile"
+
+# report --html: one self-contained page, rendered by a real browser (headless Chromium in a
+# network namespace of its own: it reaches nothing), screenshot taken, elements checked.
+"$FABRICFIT" report "$snap" --html --live -o "$tmp/report.html"
+check "report --html is self-contained (no scripts, no external references)" \
+  bash -c '! grep -qiE "<script|src=|href=|@import|url\(" "$1"' _ "$tmp/report.html"
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ]; then
+  chrome=(unshare --net "$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions
+          --disable-background-networking --disable-component-update --disable-sync --disable-default-apps
+          --user-data-dir="$tmp/chromium")
+  "${chrome[@]}" --window-size=1200,600 --screenshot="$tmp/report.png" "file://$tmp/report.html" > "$tmp/chromium.log" 2>&1
+  check "headless Chromium rendered a screenshot of the page" \
+    bash -c '[ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -c | tr -d " ")" = "211PNG\r\n032\n" ]' _ "$tmp/report.png"
+  "${chrome[@]}" --dump-dom "file://$tmp/report.html" > "$tmp/report.dom" 2>> "$tmp/chromium.log"
+  check "the rendered page has the fabric: 2 leaf groups, 16 hosts, 6 busy, 10 free" \
+    python3 -c '
+import re, sys
+dom = open(sys.argv[1]).read()
+assert "<svg id=\"fabric\"" in dom, "no svg"
+assert len(re.findall(r"<g class=\"leaf-group", dom)) == 2
+hosts = re.findall(r"<rect class=\"host (\w+)\" data-host=\"(gpu\d+)\"", dom)
+assert len(hosts) == 16, hosts
+busy = sorted(h for c, h in hosts if c == "busy")
+assert busy == ["gpu001", "gpu002", "gpu003", "gpu004", "gpu008", "gpu009"], busy
+assert sum(1 for c, _ in hosts if c == "free") == 10
+' "$tmp/report.dom"
+  check "and the last jobs' placements: both running jobs, one over 2 leaf groups" \
+    python3 -c '
+import re, sys
+dom = open(sys.argv[1]).read()
+rows = re.findall(r"<tr><td>(\d+)</td><td>(\w+)</td><td>([^<]+)</td><td>(\d+)</td>", dom)
+ids = {r[0]: r for r in rows}
+assert ids[sys.argv[2]][3] == "1" and ids[sys.argv[3]][3] == "2", rows
+' "$tmp/report.dom" "$a" "$b"
+  diag "screenshot: $tmp/report.png"
+else
+  skip_note="no chromium: browser check skipped"
+  diag "$skip_note"
+fi
 
 scancel "$a" "$b" "$c"
 lab_down "$lab" > /dev/null 2>&1
