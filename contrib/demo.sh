@@ -52,6 +52,19 @@ for entry in "${jobs[@]}"; do
     "$(field leaf_groups)" "$(field spine_bytes)" "$(field cost)" "$saw"
 done
 
+# One more job: the NCCL and FABRICFIT variables its tasks saw, and fabricfit explain of it.
+# shellcheck disable=SC2016 # expanded in the tasks
+nccl=$(sbatch --parsable -J nccl-2x8 -N 2 --gpus-per-node=8 -o "$lab_dir/demo-nccl.out" \
+  --wrap 'srun bash -c "echo \$SLURMD_NODENAME: \$(env | grep -E \"^(NCCL|FABRICFIT)_\" | grep -v _NCCL_SET | sort | tr \"\\n\" \" \")"; sleep 15')
+for _ in $(seq 1 60); do [ -s "$lab_dir/demo-nccl.out" ] && break; sleep 0.5; done
+echo
+echo "What the tasks of job $nccl (nccl-2x8) saw:"
+sed 's/^/  /' "$lab_dir/demo-nccl.out"
+echo
+echo "fabricfit explain $nccl:"
+fabricfit explain "$nccl" --conf "$lab_dir/fabricfit.conf" | sed 's/^/  /'
+scancel "$nccl"
+
 echo
 echo "topology/fabricfit decisions (slurmctld log; 2-4 per job: submit test, allocation, backfill):"
 grep "fabricfit: eval_nodes" "$lab_dir/log/slurmctld.log" | sed 's/^\[[^]]*\] /  /' | tail -n 6

@@ -41,6 +41,9 @@ UMAD2SIM=no        # --umad2sim: preload umad2sim into slurmctld (the controller
                    # by design; discovery runs out of band: `fabricfit discover`)
 FF_CONF_SRC=       # optional file copied to DIR/fabricfit.conf
 SLURM_CONF_EXTRA=  # optional file appended to slurm.conf
+SPANK_SO=          # --spank-plugin: the fabricfit.so plugstack.conf loads (default: Slurm's plugin dir)
+STORAGE_HCAS=0     # --storage-hcas: storage HCAs per host in the generated fabric
+COMPUTE_HCA=       # --compute-hca: the discovery's compute-HCA pattern (default: every HCA)
 SLURM_ENV_FILE=${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}
 SLURM_RELEASE=${FABRICFIT_SLURM_VERSION:-}  # --slurm: a release under /opt/fabricfit/slurm instead
 UMAD2SIM_SO=${FABRICFIT_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
@@ -69,7 +72,8 @@ usage() {
 Usage: $PROG up     [--nodes N] [--leaves L] [--gpus G] [--rails R] [--spines S] [--uplinks U]
                     [--topology fabricfit|tree] [--dir DIR] [--ctld-port P] [--slurmd-port P]
                     [--cpus C] [--mem MB] [--timeout SECS] [--fabricfit-conf FILE]
-                    [--slurm-conf-extra FILE] [--umad2sim|--no-umad2sim] [--slurm VERSION] [--force]
+                    [--slurm-conf-extra FILE] [--spank-plugin SO] [--storage-hcas N]
+                    [--compute-hca REGEX] [--umad2sim|--no-umad2sim] [--slurm VERSION] [--force]
        $PROG down   [--dir DIR]
        $PROG restart-slurmctld [--dir DIR]   stop slurmctld (it saves its state) and start it
                                              again on that state, as an admin's restart does
@@ -92,6 +96,9 @@ FABRICFIT_UMAD2SIM (path of libumad2sim.so).
   --umad2sim            run slurmctld with umad2sim preloaded and IBSIM_SOCKNAME set (off by
                         default: the controller reads snapshots, discovery runs out of band)
   --topology tree       TopologyPlugin=topology/tree with a topology.conf of the discovered fabric
+  --spank-plugin SO     the fabricfit.so that plugstack.conf loads (e.g. a build tree's .libs/)
+  --storage-hcas N      N storage HCAs per host (mlx5_<rails>..) on a storage switch
+  --compute-hca REGEX   discover with this compute-HCA pattern (e.g. 'mlx5_[01]')
   --force               with up: take down a running lab in DIR first
 EOF
 }
@@ -560,7 +567,7 @@ check_ports() {
 
 generate_fabric() {
   local -a args=(generate --leaves "$LEAVES" --hosts-per-leaf "$HOSTS_PER_LEAF" --spines "$SPINES"
-                 --uplinks "$UPLINKS" --rails "$RAILS" -o "$NETFILE" --slurm-nodes)
+                 --uplinks "$UPLINKS" --rails "$RAILS" --storage-hcas "$STORAGE_HCAS" -o "$NETFILE" --slurm-nodes)
   local out
   out=$("$FF_BIN" "${args[@]}" 2> "$LOGS/generate.log") || {
     show_tail "$LOGS/generate.log"; die "'$FF_BIN ${args[*]}' failed"; }
@@ -615,7 +622,7 @@ discover_fabric() {
   want=$NODES
   (cd "$IBSIM_DIR" &&
    IBSIM_SOCKNAME=$IBSIM_SOCKNAME LD_PRELOAD=$UMAD2SIM_SO timeout 120 "$FF_BIN" discover \
-     -o "$SNAPSHOT" > "$LOGS/discover.log" 2>&1) ||
+     ${COMPUTE_HCA:+--compute-hca "$COMPUTE_HCA"} -o "$SNAPSHOT" > "$LOGS/discover.log" 2>&1) ||
     { show_tail "$LOGS/discover.log"; die "fabricfit discover failed on the simulated fabric"; }
   rm -rf "$IBSIM_DIR"/sys-* 2>/dev/null || true
   got=$("$FF_BIN" show --json "$SNAPSHOT" | awk -F'[:,]' '/^  "hosts": / { gsub(/ /, "", $2); print $2; exit }')
@@ -725,9 +732,11 @@ AutoDetect=off
 NodeName=$NODELIST Name=gpu File=$GPU_FILES
 EOF
 
-  local spank=$SLURM_PREFIX/lib/slurm/fabricfit.so
+  local spank=${SPANK_SO:-$SLURM_PREFIX/lib/slurm/fabricfit.so}
   if [ -e "$spank" ]; then
-    echo "optional $spank conf=$LAB_DIR/fabricfit.conf" > "$LAB_DIR/plugstack.conf"
+    # slurmstepd keeps its own last good copy (a compute node's, not the controller's).
+    echo "optional $spank conf=$LAB_DIR/fabricfit.conf last_good=$LAB_DIR/spool/fabricfit.conf.last-good" \
+      > "$LAB_DIR/plugstack.conf"
   else
     echo "# $spank is not installed: no SPANK plugins" > "$LAB_DIR/plugstack.conf"
   fi
@@ -937,6 +946,9 @@ main() {
       --fabricfit-conf) FF_CONF_SRC=$(realpath -m "$val") ;;
       --slurm-conf-extra) SLURM_CONF_EXTRA=$(realpath -m "$val") ;;
       --slurm) SLURM_RELEASE=$val ;;
+      --spank-plugin) SPANK_SO=$(realpath -m "$val") ;;
+      --storage-hcas) STORAGE_HCAS=$val ;;
+      --compute-hca) COMPUTE_HCA=$val ;;
       *) die "unknown option '$opt' (see $PROG --help)" ;;
     esac
   done

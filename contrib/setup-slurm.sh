@@ -61,6 +61,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
   jq
+  chromium
 )
 
 missing=()

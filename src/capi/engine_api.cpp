@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "capi/c_edge.hpp"
+#include "capi/engine_state.hpp"
 #include "capi/fabricfit_api.h"
 #include "placement/comm_pattern.hpp"
 #include "placement/fragmentation.hpp"
@@ -23,31 +24,6 @@
 #include "placement/placement_policy.hpp"
 #include "placement/selector.hpp"
 #include "topology/snapshot.hpp"
-
-struct ff_engine {
-  explicit ff_engine(fabricfit::Snapshot loaded)
-      : snapshot(std::move(loaded)),
-        index(snapshot.fabric),
-        frag(fabricfit::WorkloadMix::standard(), kMaxGpusPerHost, std::max(1, index.largest_leaf_group())) {
-    rank.assign(index.host_count(), -1);
-    int next = 0;
-    for (int g = 0; g < index.leaf_group_count(); ++g) {
-      for (const int h : index.hosts_of(g)) rank[h] = next++;
-    }
-    for (int h = 0; h < index.host_count(); ++h) {
-      if (rank[h] < 0) rank[h] = next++;  // hosts in no leaf group go last
-    }
-  }
-  // The fragmentation model is built for hosts of up to this many GPUs.
-  static constexpr int kMaxGpusPerHost = 8;
-
-  fabricfit::Snapshot snapshot;
-  fabricfit::LocalityIndex index;
-  fabricfit::FragModel frag;
-  fabricfit::FabricfitSelector selector;
-  std::vector<int> rank;
-  fabricfit::GpuState gpus;  // reused across decisions
-};
 
 namespace {
 

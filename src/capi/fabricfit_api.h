@@ -100,6 +100,63 @@ int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, con
 /* GPUs in a Slurm TRES string such as "gres/gpu:8" or "gres/gpu:h100:4,gres/shard:2"; 0 if none. */
 unsigned ff_tres_gpus(const char* tres);
 
+/* ---- what the controller tells admins (slurmctld) ---- */
+
+/*
+ * The placement record of a job, one line for its AdminComment (sacct keeps it):
+ * "fabricfit placement=fabricfit pattern=ring leaf_groups=2 groups=A,B cross_spine_gb=0.5
+ * uplink_ms=1.25 unusable_gpus=+0.0". `hosts` are fabric hosts in rank order with
+ * `gpus[i]` GPUs each; `free_gpus`/`total_gpus` (per fabric host, as for ff_engine_place,
+ * before the job; both NULL to leave unusable_gpus out). With a non-empty
+ * `fallback_reason` (no-gpus, no-fit, ...): "fabricfit placement=slurm pattern=P reason=R"
+ * and the hosts are not read.
+ */
+int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpus, unsigned nhosts,
+                     const int* free_gpus, const int* total_gpus, const char* pattern,
+                     const char* fallback_reason, char* out, size_t out_len, char* err, size_t err_len);
+
+/*
+ * `scontrol show topology` text of the fabric: a summary line (origin, snapshot age),
+ * one line per leaf group (Slurm hostlist, FreeGpus=free/total, uplinks, capacity,
+ * oversubscription, pod), per pod and per degraded link. `node_list` (a Slurm hostlist,
+ * NULL or "" for all) limits it to those nodes' leaf groups. free/total per fabric host.
+ */
+int ff_engine_topology(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,
+                       const char* node_list, char* out, size_t out_len, char* err, size_t err_len);
+
+/* ---- a job's tasks (SPANK plugin, slurmstepd) ---- */
+
+typedef struct ff_site ff_site_t;
+
+/*
+ * Reads fabricfit.conf with the rule slurmctld uses (ff_settings_load): a good file is
+ * taken (and copied to `last_good` when given); a bad one gives FF_EINVAL with the
+ * reason in `err`, and *out then holds the last good copy or the defaults. *out is NULL
+ * only on FF_EINTERNAL. Free with ff_site_free.
+ */
+int ff_site_load(const char* path, const char* last_good, ff_site_t** out, char* err, size_t err_len);
+void ff_site_free(ff_site_t* site);
+/* The settings both plugins share (snapshot file, default pattern, source). */
+void ff_site_settings(const ff_site_t* site, ff_settings_t* out);
+
+/* Looks up a variable of the job's environment: its value, or NULL when unset. */
+typedef const char* (*ff_getenv_fn)(void* ctx, const char* name);
+
+/*
+ * The variables for the tasks of a job step on `node` (docs/plugins.md): FABRICFIT_*
+ * describing the placement and, unless the site or the pattern turns them off, NCCL_*
+ * for this node's compute HCAs. `job_nodes` is the job's Slurm hostlist in rank order,
+ * `pattern` its effective pattern, `gpus_on_node` this node's GPUs (0: unknown).
+ * `getenv` tells a variable the user set (kept) from one an earlier step of the same job
+ * set on another node (recomputed). On FF_OK, `out` holds "NAME=VALUE\n" lines to set,
+ * overwriting, and "-NAME\n" lines to unset; `notes` lines for the daemon log (may be
+ * empty). FF_EINVAL when the
+ * snapshot cannot be read (`err` names it): set nothing.
+ */
+int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const char* pattern,
+               unsigned gpus_on_node, ff_getenv_fn getenv, void* getenv_ctx, char* out, size_t out_len,
+               char* notes, size_t notes_len, char* err, size_t err_len);
+
 /* "fabricfit 0.1.0" */
 const char* ff_version(void);
 

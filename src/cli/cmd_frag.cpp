@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// `fabricfit frag SNAPSHOT --busy ...`: free capacity per leaf group and the fragmentation
-// metric (docs/placement.md), as text, JSON or Prometheus text format.
+// `fabricfit frag SNAPSHOT --busy ...` or `--live`: free capacity per leaf group and the
+// fragmentation metric (docs/placement.md), as text, JSON or Prometheus text format. With
+// --live the busy GPUs are the running cluster's (Slurm's JSON output), and the running
+// jobs' cross-spine share is reported too.
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/live_jobs.hpp"
 #include "cli/placement_input.hpp"
+#include "cli/slurm_cluster.hpp"
 #include "placement/fragmentation.hpp"
 
 namespace fabricfit::cli {
@@ -19,6 +23,8 @@ struct FragOptions {
   int gpus_per_node = 8;
   bool json = false;
   bool prom = false;
+  bool live = false;
+  std::string nodes_json, jobs_json;  // --live from files instead of scontrol
 };
 
 std::string prom_label(const std::string& s) {
@@ -37,10 +43,14 @@ std::string prom_label(const std::string& s) {
 int run_frag(const FragOptions& opt) {
   const Fabric fabric = load_fabric(opt.source);
   const LocalityIndex index(fabric);
-  const GpuState gpus = busy_state(index, opt.busy, opt.gpus_per_node);
+  if (!opt.live && opt.busy.empty()) throw std::invalid_argument("give --busy or --live");
+  const GpuState gpus = opt.live ? gpu_state_of(index, read_nodes(opt.nodes_json))
+                                 : busy_state(index, opt.busy, opt.gpus_per_node);
+  const int gpus_per_node = opt.live ? std::max(1, gpus.max_gpus_per_host()) : opt.gpus_per_node;
   const WorkloadMix mix = opt.mix.empty() ? WorkloadMix::standard() : WorkloadMix::parse(opt.mix);
-  const FragModel model(mix, opt.gpus_per_node, index.largest_leaf_group());
+  const FragModel model(mix, gpus_per_node, index.largest_leaf_group());
   const FragmentationReport r = measure_fragmentation(index, gpus, model);
+  const LiveJobs jobs = opt.live ? live_jobs(index, read_jobs(opt.jobs_json)) : LiveJobs{};
 
   if (opt.json) {
     nlohmann::json j = {{"mix", mix.to_string()},     {"free_gpus", r.free_gpus},
@@ -55,6 +65,7 @@ int run_frag(const FragOptions& opt) {
                                   {"unusable_gpus", g.unusable},
                                   {"fragmentation", g.frag}});
     }
+    if (opt.live) j["running_jobs"] = jobs.to_json();
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -78,6 +89,10 @@ int run_frag(const FragOptions& opt) {
               [](const LeafGroupFragmentation& g) { return static_cast<double>(g.free_gpus); });
     per_group("fabricfit_leaf_group_whole_free_hosts", "Hosts with every GPU free in the leaf group.",
               [](const LeafGroupFragmentation& g) { return static_cast<double>(g.whole_free_hosts); });
+    per_group("fabricfit_leaf_group_unusable_gpus",
+              "Free GPUs in the leaf group the workload mix cannot use.",
+              [](const LeafGroupFragmentation& g) { return g.unusable; });
+    if (opt.live) fmt::print("{}", jobs.to_prometheus());
     return 0;
   }
   fmt::print("{:<24} {:>6} {:>11} {:>10} {:>10} {:>6}\n", "leaf group", "hosts", "whole free", "free GPUs",
@@ -89,6 +104,7 @@ int run_frag(const FragOptions& opt) {
   }
   fmt::print("\ncluster: {} of {} GPUs free, {:.1f} unusable by the mix: fragmentation {:.3f}\nmix: {}\n",
              r.free_gpus, r.total_gpus, r.unusable, r.frag, mix.to_string());
+  if (opt.live) fmt::print("{}", jobs.to_text());
   return 0;
 }
 
@@ -98,9 +114,14 @@ Action add_frag_command(CLI::App& app) {
   auto opt = std::make_shared<FragOptions>();
   auto* cmd = app.add_subcommand("frag", "Free capacity per leaf group and the fragmentation metric");
   cmd->add_option("snapshot", opt->source, "A snapshot (or an ibnetdiscover / ibnd cache file)")->required();
-  cmd->add_option("--busy", opt->busy,
-                  "Busy hosts: a hostlist (every GPU busy) or a file of 'HOSTLIST [GPUS_BUSY]' lines")
-      ->required();
+  auto* busy =
+      cmd->add_option("--busy", opt->busy,
+                      "Busy hosts: a hostlist (every GPU busy) or a file of 'HOSTLIST [GPUS_BUSY]' lines");
+  cmd->add_flag("--live", opt->live, "Busy GPUs and running jobs from the running cluster (scontrol --json)")
+      ->excludes(busy);
+  cmd->add_option("--nodes-json", opt->nodes_json,
+                  "With --live: `scontrol show nodes --json` output to read");
+  cmd->add_option("--jobs-json", opt->jobs_json, "With --live: `scontrol show jobs --json` output to read");
   cmd->add_option(
       "--mix", opt->mix,
       "Job sizes the metric counts for, GPUS or NODESxGPUS with :WEIGHT, e.g. 1:0.4,8:0.3,2x8:0.3 "

@@ -55,6 +55,9 @@ Action add_generate_command(CLI::App& app) {
                   "Three-tier: cables from each spine to the cores (0: 1:1)")
       ->capture_default_str();
   cmd->add_option("--switch-ports", s.switch_ports, "Ports per switch")->capture_default_str();
+  cmd->add_option("--storage-hcas", s.storage_hcas,
+                  "Storage HCAs per host (mlx5_<rails>...), on one storage switch cabled to the spines")
+      ->capture_default_str();
   cmd->add_option("--rate", opt->rate, "Link width and speed, e.g. 4xHDR, 4xEDR")->capture_default_str();
   cmd->add_option("--host-prefix", s.host_prefix, "Host name prefix")->capture_default_str();
   cmd->add_option("--host-digits", s.host_digits, "Zero-padded digits in host names")->capture_default_str();

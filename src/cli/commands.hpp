@@ -17,5 +17,8 @@ Action add_diff_command(CLI::App& app);
 Action add_score_command(CLI::App& app);
 Action add_frag_command(CLI::App& app);
 Action add_replay_command(CLI::App& app);
+// What a job got (docs/commands.md): explain.
+Action add_explain_command(CLI::App& app);
+Action add_report_command(CLI::App& app);
 
 }  // namespace fabricfit::cli

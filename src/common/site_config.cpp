@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -26,6 +27,25 @@ bool key_is(std::string_view key, std::string_view name) {
   return std::ranges::equal(key, name, [](char a, char b) {
     return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
   });
+}
+
+// yes/no, true/false, 1/0, on/off as Slurm spells booleans; nullopt for anything else.
+std::optional<bool> parse_bool(std::string_view value) {
+  for (const auto* yes : {"yes", "true", "1", "on"}) {
+    if (key_is(value, yes)) return true;
+  }
+  for (const auto* no : {"no", "false", "0", "off"}) {
+    if (key_is(value, no)) return false;
+  }
+  return std::nullopt;
+}
+
+// A whole decimal number in [low, high]; nullopt otherwise.
+std::optional<int> parse_int(std::string_view value, int low, int high) {
+  int n = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc{} || ptr != value.data() + value.size() || n < low || n > high) return std::nullopt;
+  return n;
 }
 
 }  // namespace
@@ -58,6 +78,19 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       } catch (const PatternError& e) {
         fail(fmt::format("DefaultPattern: {}", e.what()));
       }
+    } else if (key_is(key, "NcclSettings") || key_is(key, "Sharp")) {
+      const auto flag = parse_bool(value);
+      if (!flag) fail(fmt::format("{}={} is not yes or no", key, value));
+      (key_is(key, "Sharp") ? config.sharp : config.nccl_settings) = *flag;
+    } else if (key_is(key, "NcclIbSl") || key_is(key, "NcclIbTc") || key_is(key, "NcclIbGidIndex")) {
+      const bool sl = key_is(key, "NcclIbSl");
+      const int high = sl ? 15 : 255;
+      const auto n = parse_int(value, 0, high);
+      if (!n) fail(fmt::format("{}={} is not a number from 0 to {}", key, value, high));
+      (sl ? config.nccl_ib_sl : key_is(key, "NcclIbTc") ? config.nccl_ib_tc : config.nccl_ib_gid_index) = *n;
+    } else if (key_is(key, "NcclSocketIfname")) {
+      if (value.find_first_of(" \t") != std::string_view::npos) fail("NcclSocketIfname has a space in it");
+      config.nccl_socket_ifname = std::string(value);
     } else {
       fail(fmt::format("unknown key '{}'", key));
     }

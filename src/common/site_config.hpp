@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +16,14 @@ struct SiteConfig {
   std::string snapshot_file = "/var/lib/fabricfit/fabric.snapshot";
   // Pattern assumed for multi-node jobs submitted without --comm-pattern.
   CommPattern default_pattern{PatternKind::Ring};
+
+  // NCCL variables the SPANK plugin puts in every task (docs/configuration.md).
+  bool nccl_settings = true;             // NcclSettings=no: the site switch that turns them all off
+  std::optional<int> nccl_ib_sl;         // NcclIbSl: InfiniBand service level, 0-15
+  std::optional<int> nccl_ib_tc;         // NcclIbTc: traffic class, 0-255 (RoCE)
+  std::optional<int> nccl_ib_gid_index;  // NcclIbGidIndex: GID index, 0-255 (RoCE)
+  std::string nccl_socket_ifname;        // NcclSocketIfname: NCCL's bootstrap interfaces
+  bool sharp = false;                    // Sharp=yes: the site runs SHARP (NCCL_COLLNET_ENABLE)
 };
 
 // A bad line: the message names the file, the line and the reason, as in

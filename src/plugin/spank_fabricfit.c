@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * SPANK plugin fabricfit.so (plugstack.conf). Adds --comm-pattern to sbatch, srun and
- * salloc, refuses a malformed value at submission, and in every task sets
- * FABRICFIT_PATTERN. Thin glue over fabricfit_api.h.
+ * salloc, refuses a malformed value at submission, and in every task sets the NCCL and
+ * FABRICFIT_* variables that ff_job_env computes for this node (docs/plugins.md). Thin
+ * glue over fabricfit_api.h.
  *
- * plugstack.conf arguments: conf=PATH (fabricfit.conf; without it, built-in defaults).
+ * plugstack.conf arguments: conf=PATH (fabricfit.conf; without it, built-in defaults),
+ * last_good=PATH (optional: where slurmstepd keeps the last good copy of it).
  */
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <slurm/spank.h>
@@ -19,6 +22,7 @@ SPANK_PLUGIN(fabricfit, 1);
 
 static char pattern[FF_PATTERN_MAX] = ""; /* canonical, empty if not given */
 static ff_settings_t settings;
+static ff_site_t *site = NULL; /* remote context only */
 
 static int _comm_pattern_cb(int val, const char *optarg, int remote)
 {
@@ -42,31 +46,44 @@ static struct spank_option comm_pattern_option = {
     _comm_pattern_cb,
 };
 
-static const char *_conf_path(int ac, char **av)
+/* The value of `key=` among the plugstack.conf arguments, or NULL. */
+static const char *_arg(int ac, char **av, const char *key)
 {
+	size_t len = strlen(key);
+
 	for (int i = 0; i < ac; i++) {
-		if (!strncmp(av[i], "conf=", 5))
-			return av[i] + 5;
+		if (!strncmp(av[i], key, len) && av[i][len] == '=')
+			return av[i] + len + 1;
 	}
 	return NULL;
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-	const char *conf = _conf_path(ac, av);
 	char err[512] = "";
 
 	for (int i = 0; i < ac; i++) {
-		if (strncmp(av[i], "conf=", 5)) {
-			slurm_error(
-			    "fabricfit: unknown plugstack.conf argument '%s' (expected conf=PATH)",
-			    av[i]);
+		if (strncmp(av[i], "conf=", 5) && strncmp(av[i], "last_good=", 10)) {
+			slurm_error("fabricfit: unknown plugstack.conf argument '%s' "
+				    "(expected conf=PATH or last_good=PATH)",
+				    av[i]);
 			return -1;
 		}
 	}
-	/* Steps are short-lived processes: no last-good copy, a bad file means defaults. */
-	if (ff_settings_load(conf, NULL, &settings, err, sizeof(err)) != FF_OK)
-		slurm_error("fabricfit: %s; using built-in defaults", err);
+	/*
+	 * Only slurmstepd needs the settings: users never see an admin's config error, it
+	 * goes to the slurmd log. Same rule as slurmctld: a bad file means the last good
+	 * copy (last_good=), else the defaults.
+	 */
+	if (spank_context() == S_CTX_REMOTE) {
+		int rc = ff_site_load(_arg(ac, av, "conf"), _arg(ac, av, "last_good"), &site, err,
+				      sizeof(err));
+		if (rc != FF_OK)
+			slurm_error("fabricfit: %s", err);
+		ff_site_settings(site, &settings);
+		if (rc != FF_OK)
+			slurm_error("fabricfit: using %s settings", settings.source);
+	}
 
 	if (spank_option_register(sp, &comm_pattern_option) != ESPANK_SUCCESS) {
 		slurm_error("fabricfit: cannot register --comm-pattern");
@@ -75,12 +92,49 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
+struct job_env_lookup {
+	spank_t sp;
+	char buf[4096];
+};
+
+static const char *_job_getenv(void *ctx, const char *name)
+{
+	struct job_env_lookup *l = ctx;
+
+	if (spank_getenv(l->sp, name, l->buf, sizeof(l->buf)) != ESPANK_SUCCESS)
+		return NULL;
+	return l->buf;
+}
+
+/* Sets each "NAME=VALUE" line of `lines` and unsets each "-NAME" line. */
+static void _set_lines(spank_t sp, char *lines)
+{
+	char *save = NULL;
+
+	for (char *line = strtok_r(lines, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '=');
+		if (line[0] == '-') {
+			spank_unsetenv(sp, line + 1);
+			continue;
+		}
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (spank_setenv(sp, line, eq + 1, 1) != ESPANK_SUCCESS)
+			slurm_error("fabricfit: cannot set %s", line);
+	}
+}
+
 /* Remote context (slurmstepd), once per step before the tasks start. */
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	uint32_t nnodes = 0;
 	char value[FF_PATTERN_MAX] = "";
-	char err[256] = "";
+	char err[512] = "";
+	char nodes[8192] = "", gpus[32] = "";
+	static char env[16384], notes[2048];
+	const char *node = getenv("SLURMD_NODENAME");
+	struct job_env_lookup lookup = {.sp = sp};
 
 	if (spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS)
 		nnodes = 0;
@@ -91,5 +145,27 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	}
 	if (spank_setenv(sp, "FABRICFIT_PATTERN", value, 1) != ESPANK_SUCCESS)
 		slurm_error("fabricfit: cannot set FABRICFIT_PATTERN");
+
+	if (spank_getenv(sp, "SLURM_JOB_NODELIST", nodes, sizeof(nodes)) != ESPANK_SUCCESS || !node)
+		return 0;
+	if (spank_getenv(sp, "SLURM_GPUS_ON_NODE", gpus, sizeof(gpus)) != ESPANK_SUCCESS)
+		gpus[0] = '\0';
+	if (ff_job_env(site, node, nodes, value, (unsigned)strtoul(gpus, NULL, 10), _job_getenv,
+		       &lookup, env, sizeof(env), notes, sizeof(notes), err,
+		       sizeof(err)) != FF_OK) {
+		slurm_error("fabricfit: no NCCL settings for this step: %s", err);
+		return 0;
+	}
+	for (char *save = NULL, *n = strtok_r(notes, "\n", &save); n;
+	     n = strtok_r(NULL, "\n", &save))
+		slurm_info("fabricfit: %s", n);
+	_set_lines(sp, env);
+	return 0;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	ff_site_free(site);
+	site = NULL;
 	return 0;
 }

@@ -12,6 +12,7 @@ namespace {
 constexpr std::uint64_t kGuidBase = 0x0002c90300000000ULL;  // Mellanox OUI
 constexpr std::uint64_t kLeafTag = 0x01000000, kSpineTag = 0x02000000, kCoreTag = 0x03000000;
 constexpr std::uint64_t kHcaTag = 0x10000000, kHostImageTag = 0x20000000;
+constexpr std::uint64_t kStorageTag = 0x04000000, kStorageHcaTag = 0x30000000;
 constexpr int kMaxRails = 8;
 
 struct Port {
@@ -96,6 +97,8 @@ class Builder {
       }
     }
 
+    if (spec_.storage_hcas > 0) add_storage();
+
     if (spec_.pods > 0) {
       for (int s : spine_) {
         const int down = static_cast<int>(nodes_[s].ports.size());
@@ -142,6 +145,22 @@ class Builder {
   }
 
  private:
+  // One storage switch: every host's storage HCAs below it, one uplink to every spine of the
+  // first pod (a converged fabric whose storage traffic shares the spines).
+  void add_storage() {
+    const int sw = add_switch(kStorageTag, "ib-storage-01");
+    for (int h = 0; h < spec_.host_count(); ++h) {
+      for (int k = 0; k < spec_.storage_hcas; ++k) {
+        const auto guid = kGuidBase | kStorageHcaTag | (static_cast<std::uint64_t>(h) << 4) |
+                          (static_cast<std::uint64_t>(k) << 1);
+        const int hca = add_node(false, guid, kGuidBase | kHostImageTag | static_cast<std::uint64_t>(h),
+                                 fmt::format("{} mlx5_{}", spec_.host_name(h), spec_.rails + k), 1);
+        connect(hca, 1, sw, take_port(sw));
+      }
+    }
+    for (int s = 0; s < spec_.spines; ++s) connect(sw, take_port(sw), spine_[s], take_port(spine_[s]));
+  }
+
   int add_node(bool is_switch, std::uint64_t guid, std::uint64_t sysimg, std::string desc, int nports) {
     nodes_.push_back(Node{.is_switch = is_switch,
                           .guid = guid,
@@ -219,6 +238,10 @@ void validate(const ClosSpec& spec) {
   require(spec.hosts_per_leaf + spec.leaf_uplinks() <= spec.switch_ports,
           fmt::format("a leaf needs {} host ports and {} uplinks, more than --switch-ports={}",
                       spec.hosts_per_leaf, spec.leaf_uplinks(), spec.switch_ports));
+  require(spec.storage_hcas >= 0 && spec.storage_hcas < 8, "--storage-hcas must be 0 to 7");
+  require(spec.storage_hcas == 0 || spec.host_count() * spec.storage_hcas + spec.spines <= spec.switch_ports,
+          fmt::format("the storage switch needs {} HCA ports and {} uplinks, more than --switch-ports={}",
+                      spec.host_count() * spec.storage_hcas, spec.spines, spec.switch_ports));
   require(spec.leaf_uplinks() >= spec.spines,
           fmt::format("--uplinks={} cannot reach all --spines={}: every leaf needs a cable to every spine",
                       spec.leaf_uplinks(), spec.spines));

@@ -20,6 +20,9 @@ struct ClosSpec {
   int cores = 0;         // core switches (three-tier); 0 = as many as spines per pod
   int core_uplinks = 0;  // cables from each spine to the cores; 0 = its downlinks (1:1)
   int switch_ports = 64;
+  // Storage HCAs per host (mlx5_<rails>, ...), cabled to one storage switch that has an
+  // uplink to every spine (of the first pod): HCAs placement and NCCL must leave alone.
+  int storage_hcas = 0;
   LinkRate rate;
   std::string host_prefix = "gpu";
   int host_digits = 3;

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine behind the C API's opaque ff_engine_t: a loaded snapshot, its
+// LocalityIndex, the fragmentation model and the selector (engine_api.cpp, report_api.cpp).
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "capi/fabricfit_api.h"
+#include "placement/fragmentation.hpp"
+#include "placement/gpu_state.hpp"
+#include "placement/locality_index.hpp"
+#include "placement/selector.hpp"
+#include "topology/snapshot.hpp"
+
+struct ff_engine {
+  explicit ff_engine(fabricfit::Snapshot loaded)
+      : snapshot(std::move(loaded)),
+        index(snapshot.fabric),
+        frag(fabricfit::WorkloadMix::standard(), kMaxGpusPerHost, std::max(1, index.largest_leaf_group())) {
+    rank.assign(index.host_count(), -1);
+    int next = 0;
+    for (int g = 0; g < index.leaf_group_count(); ++g) {
+      for (const int h : index.hosts_of(g)) rank[h] = next++;
+    }
+    for (int h = 0; h < index.host_count(); ++h) {
+      if (rank[h] < 0) rank[h] = next++;  // hosts in no leaf group go last
+    }
+  }
+  // The fragmentation model is built for hosts of up to this many GPUs.
+  static constexpr int kMaxGpusPerHost = 8;
+
+  fabricfit::Snapshot snapshot;
+  fabricfit::LocalityIndex index;
+  fabricfit::FragModel frag;
+  fabricfit::FabricfitSelector selector;
+  std::vector<int> rank;
+  fabricfit::GpuState gpus;  // reused across decisions
+};

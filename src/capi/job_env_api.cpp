@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The C edge for the SPANK plugin: fabricfit.conf with the controller's rule, and the
+// variables a job's tasks get on one node (placement/job_environment.hpp).
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "capi/c_edge.hpp"
+#include "capi/fabricfit_api.h"
+#include "common/hostlist_expand.hpp"
+#include "common/site_config.hpp"
+#include "placement/job_environment.hpp"
+#include "placement/locality_index.hpp"
+#include "topology/snapshot.hpp"
+
+struct ff_site {
+  fabricfit::SiteConfig config;
+  fabricfit::SiteConfigLoad::Source source = fabricfit::SiteConfigLoad::Source::Defaults;
+};
+
+namespace {
+
+using fabricfit::capi::copy_out;
+using fabricfit::capi::guarded;
+
+}  // namespace
+
+extern "C" {
+
+int ff_site_load(const char* path, const char* last_good, ff_site_t** out, char* err, size_t err_len) {
+  if (out == nullptr) return FF_EINTERNAL;
+  *out = nullptr;
+  int rc = FF_OK;
+  const int guard = guarded(err, err_len, [&] {
+    const auto load = fabricfit::load_site_config_keeping_last_good(path != nullptr ? path : "",
+                                                                    last_good != nullptr ? last_good : "");
+    auto site = std::make_unique<ff_site>();
+    site->config = load.config;
+    site->source = load.source;
+    if (!load.error.empty()) {
+      copy_out(load.error, err, err_len);
+      rc = FF_EINVAL;
+    }
+    *out = site.release();
+  });
+  return guard != FF_OK ? guard : rc;
+}
+
+void ff_site_free(ff_site_t* site) {
+  delete site;
+}
+
+void ff_site_settings(const ff_site_t* site, ff_settings_t* out) {
+  if (out == nullptr) return;
+  const fabricfit::SiteConfig defaults;
+  const auto& c = site != nullptr ? site->config : defaults;
+  copy_out(c.snapshot_file, out->snapshot_file, sizeof out->snapshot_file);
+  copy_out(c.default_pattern.to_string(), out->default_pattern, sizeof out->default_pattern);
+  using Source = fabricfit::SiteConfigLoad::Source;
+  const auto source = site != nullptr ? site->source : Source::Defaults;
+  copy_out(source == Source::File       ? "file"
+           : source == Source::LastGood ? "last-good"
+                                        : "defaults",
+           out->source, sizeof out->source);
+}
+
+int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const char* pattern,
+               unsigned gpus_on_node, ff_getenv_fn getenv, void* getenv_ctx, char* out, size_t out_len,
+               char* notes, size_t notes_len, char* err, size_t err_len) {
+  copy_out("", out, out_len);
+  copy_out("", notes, notes_len);
+  if (site == nullptr || node == nullptr || job_nodes == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  return guarded(err, err_len, [&] {
+    const fabricfit::Snapshot snapshot = fabricfit::load_snapshot(site->config.snapshot_file);
+    const fabricfit::LocalityIndex index(snapshot.fabric);
+    fabricfit::JobEnvironmentInput in;
+    in.node = node;
+    in.nodes = fabricfit::expand_hostlist(job_nodes);
+    in.pattern = fabricfit::parse_comm_pattern(pattern != nullptr && pattern[0] != '\0' ? pattern : "ring");
+    in.gpus_on_node = static_cast<int>(gpus_on_node);
+    auto env = fabricfit::job_environment(snapshot.fabric, index, site->config, in);
+    env =
+        fabricfit::keep_users_own(std::move(env), [&](const std::string& name) -> std::optional<std::string> {
+          const char* value = getenv != nullptr ? getenv(getenv_ctx, name.c_str()) : nullptr;
+          if (value == nullptr) return std::nullopt;
+          return std::string(value);
+        });
+    std::string lines;
+    for (const auto& name : env.unset) lines += fmt::format("-{}\n", name);
+    for (const auto& [name, value] : env.vars) lines += fmt::format("{}={}\n", name, value);
+    std::string note_lines;
+    for (const auto& n : env.notes) note_lines += n + "\n";
+    if (lines.size() >= out_len) throw std::length_error("environment longer than the buffer");
+    copy_out(lines, out, out_len);
+    copy_out(note_lines, notes, notes_len);
+  });
+}
+
+}  // extern "C"

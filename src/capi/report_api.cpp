@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The C edge of what slurmctld tells admins: placement records and the topology text
+// (placement/fabric_status.hpp), over the engine's loaded snapshot.
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "capi/c_edge.hpp"
+#include "capi/engine_state.hpp"
+#include "capi/fabricfit_api.h"
+#include "common/hostlist_expand.hpp"
+#include "placement/fabric_status.hpp"
+
+namespace {
+
+using fabricfit::capi::copy_out;
+using fabricfit::capi::guarded;
+
+fabricfit::GpuState gpu_state(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus) {
+  const int n = engine->index.host_count();
+  fabricfit::GpuState g{std::vector<int>(total_gpus, total_gpus + n),
+                        std::vector<int>(free_gpus, free_gpus + n)};
+  for (int h = 0; h < n; ++h) g.free[h] = std::clamp(g.free[h], 0, std::max(0, g.total[h]));
+  return g;
+}
+
+void fit_or_throw(const std::string& text, size_t len) {
+  if (text.size() >= len) throw std::length_error("the text is longer than the buffer");
+}
+
+}  // namespace
+
+extern "C" {
+
+int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpus, unsigned nhosts,
+                     const int* free_gpus, const int* total_gpus, const char* pattern,
+                     const char* fallback_reason, char* out, size_t out_len, char* err, size_t err_len) {
+  if (engine == nullptr || out == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  return guarded(err, err_len, [&] {
+    const auto p = fabricfit::parse_comm_pattern(pattern != nullptr && pattern[0] != '\0' ? pattern : "ring");
+    const std::string reason = fallback_reason != nullptr ? fallback_reason : "";
+    std::vector<int> h, g;
+    if (reason.empty()) {
+      if (hosts == nullptr || gpus == nullptr || nhosts == 0)
+        throw fabricfit::RequestError("a record needs hosts");
+      const int n = engine->index.host_count();
+      for (unsigned i = 0; i < nhosts; ++i) {
+        if (hosts[i] < 0 || hosts[i] >= n) throw fabricfit::RequestError("host index out of range");
+        h.push_back(hosts[i]);
+        g.push_back(gpus[i]);
+      }
+    }
+    std::string text;
+    if (free_gpus != nullptr && total_gpus != nullptr) {
+      const auto state = gpu_state(engine, free_gpus, total_gpus);
+      text = fabricfit::placement_record(engine->index, &engine->frag, &state, h, g, p, reason);
+    } else {
+      text = fabricfit::placement_record(engine->index, nullptr, nullptr, h, g, p, reason);
+    }
+    fit_or_throw(text, out_len);
+    copy_out(text, out, out_len);
+  });
+}
+
+int ff_engine_topology(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,
+                       const char* node_list, char* out, size_t out_len, char* err, size_t err_len) {
+  if (engine == nullptr || out == nullptr || free_gpus == nullptr || total_gpus == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  return guarded(err, err_len, [&] {
+    std::vector<std::string> only;
+    if (node_list != nullptr && node_list[0] != '\0') only = fabricfit::expand_hostlist(node_list);
+    const std::string text = fabricfit::topology_text(engine->snapshot.fabric, engine->snapshot.info,
+                                                      gpu_state(engine, free_gpus, total_gpus), only,
+                                                      static_cast<std::int64_t>(std::time(nullptr)));
+    fit_or_throw(text, out_len);
+    copy_out(text, out, out_len);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit explain JOBID`: where a running job landed and what it costs the fabric, in
+// units an admin reads (GB crossing the spines per GB of message, milliseconds per GB
+// on the busiest uplinks, GPUs made unusable), against what fabricfit and topology/tree
+// would choose on the same free GPUs; for a pending job, what it waits for. The cluster
+// comes from Slurm's JSON output (scontrol show job/nodes --json).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/placement_input.hpp"
+#include "cli/slurm_cluster.hpp"
+#include "common/hostlist.hpp"
+#include "common/hostlist_expand.hpp"
+#include "common/site_config.hpp"
+#include "placement/baselines.hpp"
+#include "placement/fragmentation.hpp"
+#include "placement/selector.hpp"
+
+namespace fabricfit::cli {
+namespace {
+
+using nlohmann::json;
+
+struct ExplainOptions {
+  std::string job_id;
+  std::string snapshot;
+  std::string conf = "/etc/slurm/fabricfit.conf";
+  std::string pattern;
+  std::string jobs_json, nodes_json;  // Slurm's JSON from files instead of scontrol
+  bool json_out = false;
+};
+
+// The pattern a job ran with: the placement record in its AdminComment
+// ("... pattern=ring ..."), else --pattern, else the site's rule for its node count.
+std::pair<CommPattern, std::string> job_pattern(const SlurmJob& job, const ExplainOptions& opt,
+                                                const SiteConfig& site) {
+  if (const auto at = job.admin_comment.find("pattern="); at != std::string::npos) {
+    const auto value = job.admin_comment.substr(at + 8, job.admin_comment.find(' ', at) - at - 8);
+    try {
+      return {parse_comm_pattern(value), "placement record"};
+    } catch (const PatternError&) {
+    }
+  }
+  if (!opt.pattern.empty()) return {parse_comm_pattern(opt.pattern), "--pattern"};
+  return {
+      effective_pattern(nullptr, static_cast<unsigned>(std::max(job.node_count, 1)), site.default_pattern),
+      "site default (the job's --comm-pattern is not in Slurm's job record)"};
+}
+
+json describe(const LocalityIndex& index, const PlacementContext& ctx, const Allocation& a,
+              const CommPattern& pattern, const FragModel& frag) {
+  const PlacementScore s = evaluate_allocation(ctx, a, pattern);
+  GpuState after = ctx.gpus;
+  for (std::size_t i = 0; i < a.hosts.size(); ++i) after.free[a.hosts[i]] -= a.gpus[i];
+  const double unusable_before = measure_fragmentation(index, ctx.gpus, frag).unusable;
+  const double unusable_after = measure_fragmentation(index, after, frag).unusable;
+  std::vector<std::string> names, groups;
+  for (int h : a.hosts) {
+    names.push_back(index.host_name(h));
+    const int g = index.leaf_group_of(h);
+    const std::string gname = g >= 0 ? index.leaf_group(g).name : "(none)";
+    if (std::find(groups.begin(), groups.end(), gname) == groups.end()) groups.push_back(gname);
+  }
+  json j = {{"nodes", compress_hostlist(names)},
+            {"leaf_groups", groups},
+            {"pods", s.pods},
+            {"gpus", s.gpus},
+            {"cross_spine_gb_per_gb", s.spine_bytes},
+            {"cross_spine_share", s.inter_node_bytes > 0 ? s.spine_bytes / s.inter_node_bytes : 0.0},
+            {"cross_core_gb_per_gb", s.core_bytes},
+            {"busiest_uplinks", s.bottleneck},
+            {"uplink_ms_per_gb", 1000 * s.max_uplink_load},
+            {"uplink_oversubscription", s.uplink_stretch},
+            {"gpus_made_unusable", unusable_after - unusable_before}};
+  return j;
+}
+
+std::string render_placement(const json& p) {
+  std::string out = fmt::format("  nodes        {} ({} GPUs)\n  leaf groups  {} ({})\n",
+                                p["nodes"].get<std::string>(), p["gpus"].get<int>(), p["leaf_groups"].size(),
+                                fmt::join(p["leaf_groups"].get<std::vector<std::string>>(), ", "));
+  if (p["pods"].get<int>() > 0) out += fmt::format("  pods         {}\n", p["pods"].get<int>());
+  out += fmt::format("  cross-spine  {:.3g} GB per GB of message ({:.0f}% of its inter-node traffic)\n",
+                     p["cross_spine_gb_per_gb"].get<double>(), 100 * p["cross_spine_share"].get<double>());
+  if (p["cross_core_gb_per_gb"].get<double>() > 0)
+    out +=
+        fmt::format("  cross-core   {:.3g} GB per GB of message\n", p["cross_core_gb_per_gb"].get<double>());
+  if (p["uplink_ms_per_gb"].get<double>() > 0) {
+    out += fmt::format(
+        "  uplinks      {:.3g} ms per GB of message on the busiest ({}), oversubscribed {:.2g}:1\n",
+        p["uplink_ms_per_gb"].get<double>(), p["busiest_uplinks"].get<std::string>(),
+        p["uplink_oversubscription"].get<double>());
+  } else {
+    out += "  uplinks      none used: no traffic leaves a leaf group\n";
+  }
+  out += fmt::format("  unusable     {:+.1f} GPUs the workload mix can no longer use\n",
+                     p["gpus_made_unusable"].get<double>());
+  return out;
+}
+
+// What a pending job's state reason means, and what it waits for.
+std::string waits_for(const SlurmJob& job, bool fits_now) {
+  const std::string& r = job.reason;
+  if (r == "Priority") return "jobs of higher priority are scheduled first";
+  if (r == "Dependency") return "a job it depends on";
+  if (r == "BeginTime") return "its --begin time";
+  if (r.starts_with("ReqNodeNotAvail")) return "a node it requires to come back (down, drained or reserved)";
+  if (r == "Resources")
+    return fits_now ? "the scheduler's next pass: GPUs for it are free now"
+                    : "free GPUs: no set of free nodes holds it yet";
+  return r.empty() ? "the scheduler" : fmt::format("{} (Slurm's reason)", r);
+}
+
+int run_explain(const ExplainOptions& opt) {
+  const SiteConfig site = load_site_config(opt.conf);
+  const Fabric fabric = load_fabric(opt.snapshot.empty() ? site.snapshot_file : opt.snapshot);
+  const LocalityIndex index(fabric);
+  const auto jobs = read_jobs(opt.jobs_json, opt.job_id);
+  const auto it = std::find_if(jobs.begin(), jobs.end(),
+                               [&](const SlurmJob& j) { return std::to_string(j.id) == opt.job_id; });
+  if (it == jobs.end()) throw std::invalid_argument(fmt::format("Slurm knows no job {}", opt.job_id));
+  const SlurmJob& job = *it;
+  std::vector<std::string> unknown;
+  GpuState gpus = gpu_state_of(index, read_nodes(opt.nodes_json), &unknown);
+  const auto [pattern, pattern_from] = job_pattern(job, opt, site);
+  const FragModel frag(WorkloadMix::standard(), std::max(1, gpus.max_gpus_per_host()),
+                       index.largest_leaf_group());
+
+  json out = {{"job_id", job.id},
+              {"state", job.state},
+              {"reason", job.reason},
+              {"pattern", pattern.to_string()},
+              {"pattern_from", pattern_from},
+              {"placement_record", job.admin_comment}};
+  const bool placed = !job.nodes.empty() && job.state != "PENDING";
+  JobRequest request;
+  request.pattern = pattern;
+  request.exclusive = job.exclusive;
+  request.min_nodes = std::max(1, job.node_count);
+  request.gpus_per_node = job.gpus_per_node;
+  if (request.gpus_per_node == 0) request.total_gpus = job.total_gpus;
+  if (placed) {
+    Allocation a;
+    const auto names = expand_hostlist(job.nodes);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const auto h = index.find_host(names[i]);
+      if (!h) throw std::invalid_argument(fmt::format("{} of job {} is not in the fabric", names[i], job.id));
+      a.hosts.push_back(*h);
+      int g = i < job.gpus_on_node.size() ? job.gpus_on_node[i] : job.gpus_per_node;
+      if (g == 0 && job.total_gpus > 0) g = job.total_gpus / static_cast<int>(names.size());
+      a.gpus.push_back(g);
+      gpus.free[*h] = std::min(gpus.total[*h], gpus.free[*h] + g);  // the state before the job
+    }
+    request.min_nodes = static_cast<int>(a.hosts.size());
+    if (request.gpus_per_node == 0 && request.total_gpus == 0)
+      request.gpus_per_node = a.gpus.empty() ? 0 : a.gpus[0];
+    const PlacementContext ctx{index, gpus, frag};
+    out["placement"] = describe(index, ctx, a, pattern, frag);
+    out["free_state"] = "now, with this job's GPUs counted free";
+  }
+  const PlacementContext ctx{index, gpus, frag};
+  bool fits = false;
+  if (request.gpus_per_node > 0 || request.total_gpus > 0) {
+    FabricfitSelector selector;
+    if (const auto d = selector.decide(ctx, request, 1)) {
+      fits = true;
+      out["fabricfit_choice"] = describe(index, ctx, d->chosen.allocation, pattern, frag);
+      if (!d->alternatives.empty())
+        out["runner_up"] = describe(index, ctx, d->alternatives.front().allocation, pattern, frag);
+    }
+    TreePolicy tree;
+    if (const auto t = tree.place(ctx, request)) out["tree_choice"] = describe(index, ctx, *t, pattern, frag);
+  } else {
+    out["note"] = "the job asks for no GPUs: fabricfit leaves it to Slurm (reason no-gpus)";
+  }
+  if (!placed) out["waits_for"] = waits_for(job, fits);
+
+  if (opt.json_out) {
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("job {}: {}{}, pattern {} ({})\n", job.id, job.state,
+             job.reason.empty() || job.reason == "None" ? "" : fmt::format(" ({})", job.reason),
+             pattern.to_string(), pattern_from);
+  if (!job.admin_comment.empty()) fmt::print("placement record: {}\n", job.admin_comment);
+  if (out.contains("placement")) fmt::print("placed on\n{}", render_placement(out["placement"]));
+  if (out.contains("waits_for")) fmt::print("waits for: {}\n", out["waits_for"].get<std::string>());
+  const char* when = placed ? "on the same free GPUs" : "on the GPUs free now";
+  if (out.contains("fabricfit_choice"))
+    fmt::print("fabricfit's choice {}\n{}", when, render_placement(out["fabricfit_choice"]));
+  else if (!out.contains("note"))
+    fmt::print("fabricfit's choice {}: none fits (no-fit)\n", when);
+  if (out.contains("runner_up"))
+    fmt::print("best alternative it saw\n{}", render_placement(out["runner_up"]));
+  if (out.contains("tree_choice"))
+    fmt::print("topology/tree best fit {}\n{}", when, render_placement(out["tree_choice"]));
+  if (out.contains("note")) fmt::print("{}\n", out["note"].get<std::string>());
+  return 0;
+}
+
+}  // namespace
+
+Action add_explain_command(CLI::App& app) {
+  auto opt = std::make_shared<ExplainOptions>();
+  auto* cmd =
+      app.add_subcommand("explain", "Explain a job's placement: where, what it costs, the alternatives");
+  cmd->add_option("jobid", opt->job_id, "A running or pending job")->required();
+  cmd->add_option("--snapshot", opt->snapshot, "Fabric snapshot (default: SnapshotFile of --conf)");
+  cmd->add_option("--conf", opt->conf, "fabricfit.conf")->capture_default_str();
+  cmd->add_option("--pattern", opt->pattern, "The job's pattern when no placement record says it");
+  cmd->add_option("--jobs-json", opt->jobs_json,
+                  "Slurm's `scontrol show jobs --json` output (default: run it)");
+  cmd->add_option("--nodes-json", opt->nodes_json,
+                  "Slurm's `scontrol show nodes --json` output (default: run it)");
+  cmd->add_flag("--json", opt->json_out, "Print JSON");
+  return [opt] { return run_explain(*opt); };
+}
+
+}  // namespace fabricfit::cli

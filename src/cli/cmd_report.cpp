@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit report SNAPSHOT --html -o FILE`: the fabric, what is free and the last jobs'
+// placements on one self-contained page (cli/html_report.hpp).
+#include <fmt/format.h>
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/html_report.hpp"
+#include "cli/placement_input.hpp"
+#include "common/atomic_file.hpp"
+
+namespace fabricfit::cli {
+namespace {
+
+struct ReportOptions {
+  std::string source;
+  bool html = false;
+  std::string output;
+  std::string busy;
+  int gpus_per_node = 8;
+  std::string nodes_json, jobs_json;
+  bool live = false;
+};
+
+int run_report(const ReportOptions& opt) {
+  const Fabric fabric = load_fabric(opt.source);
+  const LocalityIndex index(fabric);
+  GpuState gpus = GpuState::uniform(index.host_count(), opt.gpus_per_node);
+  std::vector<SlurmJob> jobs;
+  if (opt.live) {
+    gpus = gpu_state_of(index, read_nodes(opt.nodes_json));
+    jobs = read_jobs(opt.jobs_json);
+  } else if (!opt.busy.empty()) {
+    gpus = busy_state(index, opt.busy, opt.gpus_per_node);
+  }
+  const std::string page = html_report(fabric, index, gpus, jobs);
+  if (opt.output.empty() || opt.output == "-") {
+    fmt::print("{}", page);
+  } else {
+    write_file_atomically(opt.output, page);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Action add_report_command(CLI::App& app) {
+  auto opt = std::make_shared<ReportOptions>();
+  auto* cmd = app.add_subcommand("report", "A self-contained HTML page of the fabric, free GPUs and jobs");
+  cmd->add_option("snapshot", opt->source, "A snapshot (or an ibnetdiscover / ibnd cache file)")->required();
+  cmd->add_flag("--html", opt->html, "Write HTML (the only format)")->required();
+  cmd->add_option("-o,--output", opt->output, "File to write (default: standard output)");
+  auto* live =
+      cmd->add_flag("--live", opt->live, "Free GPUs and jobs from the running cluster (scontrol --json)");
+  cmd->add_option("--busy", opt->busy,
+                  "Busy hosts instead: a hostlist or a file of 'HOSTLIST [GPUS_BUSY]' lines")
+      ->excludes(live);
+  cmd->add_option("--gpus-per-node", opt->gpus_per_node, "GPUs on every host (without --live)")
+      ->capture_default_str();
+  cmd->add_option("--nodes-json", opt->nodes_json,
+                  "With --live: `scontrol show nodes --json` output to read");
+  cmd->add_option("--jobs-json", opt->jobs_json, "With --live: `scontrol show jobs --json` output to read");
+  return [opt] { return run_report(*opt); };
+}
+
+}  // namespace fabricfit::cli

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit report --html`: one self-contained page (inline SVG and CSS, no scripts, no
+// external files) with the fabric drawn by leaf group, hosts coloured by what is free, the
+// degraded links marked, the fragmentation, and the running jobs' placements.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/slurm_cluster.hpp"
+#include "placement/gpu_state.hpp"
+#include "placement/locality_index.hpp"
+#include "topology/fabric.hpp"
+
+namespace fabricfit::cli {
+
+// hosts: free (every GPU free), busy (none free), stranded (some free, some busy: GPUs the
+// big jobs cannot use), absent (not a GPU node in Slurm). `jobs` may be empty.
+[[nodiscard]] std::string html_report(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
+                                      const std::vector<SlurmJob>& jobs);
+
+}  // namespace fabricfit::cli

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The running cluster as Slurm reports it in JSON (`scontrol show nodes --json`,
+// `scontrol show jobs --json`, Slurm's data_parser output): what explain and frag --live
+// need of nodes and jobs, as value types.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "placement/gpu_state.hpp"
+#include "placement/locality_index.hpp"
+
+namespace fabricfit::cli {
+
+struct SlurmNode {
+  std::string name;
+  int gpus = 0;        // from "gres" ("gpu:8", "gpu:h100:8(S:0-1)")
+  int gpus_used = 0;   // from "gres_used" ("gpu:4(IDX:0-3)")
+  bool usable = true;  // not down, drained, failing or not responding
+  std::string state;   // Slurm's state flags joined by '+'
+};
+
+struct SlurmJob {
+  std::uint64_t id = 0;
+  std::string state;   // RUNNING, PENDING, ... (first state flag)
+  std::string reason;  // state_reason: Resources, Priority, ...
+  std::string nodes;   // allocated nodes (hostlist), "" while pending
+  std::string required_nodes;
+  std::string scheduled_nodes;  // backfill's expected nodes for a pending job
+  std::string admin_comment;
+  int node_count = 0;
+  int gpus_per_node = 0;          // from tres_per_node "gres/gpu:8"
+  int total_gpus = 0;             // from tres_per_job, or allocated TRES
+  std::vector<int> gpus_on_node;  // running: per allocated node, from gres_detail
+  bool exclusive = false;
+  std::int64_t start_time = 0;  // unix seconds
+  std::int64_t submit_time = 0;
+};
+
+class SlurmError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses Slurm's JSON output. Throws SlurmError naming `origin` for text that is not.
+[[nodiscard]] std::vector<SlurmNode> parse_slurm_nodes(std::string_view json, const std::string& origin);
+[[nodiscard]] std::vector<SlurmJob> parse_slurm_jobs(std::string_view json, const std::string& origin);
+
+// GPUs in a gres string: "gpu:8", "gpu:h100:4(S:0),shard:2", "gpu:0(IDX:N/A)".
+[[nodiscard]] int gres_gpus(std::string_view gres);
+
+// Runs `scontrol ARGS --json` (SCONTROL names another binary) and returns its output;
+// throws SlurmError with scontrol's message when it fails.
+[[nodiscard]] std::string scontrol_json(const std::vector<std::string>& args);
+
+// The source of --nodes-json / --jobs-json: a file, or "" for scontrol.
+[[nodiscard]] std::vector<SlurmNode> read_nodes(const std::string& file);
+[[nodiscard]] std::vector<SlurmJob> read_jobs(const std::string& file, const std::string& job_id = "");
+
+// Free and total GPUs per fabric host from Slurm's nodes: a host Slurm does not list, or
+// one that is down or drained, has none free. `missing` gets the Slurm nodes the fabric
+// lacks.
+[[nodiscard]] GpuState gpu_state_of(const LocalityIndex& index, const std::vector<SlurmNode>& nodes,
+                                    std::vector<std::string>* missing = nullptr);
+
+}  // namespace fabricfit::cli

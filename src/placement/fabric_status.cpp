@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/fabric_status.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <algorithm>
+#include <set>
+
+#include "common/hostlist.hpp"
+#include "placement/fragmentation.hpp"
+#include "placement/placement_score.hpp"
+
+namespace fabricfit {
+namespace {
+
+std::string one_word(std::string_view s) {
+  std::string out(s);
+  std::ranges::replace_if(
+      out, [](char c) { return c == ' ' || c == '\t' || c == '\n'; }, '_');
+  return out;
+}
+
+}  // namespace
+
+std::string placement_record(const LocalityIndex& index, const FragModel* frag, const GpuState* free,
+                             std::span<const int> hosts, std::span<const int> gpus,
+                             const CommPattern& pattern, std::string_view fallback_reason) {
+  if (!fallback_reason.empty())
+    return fmt::format("fabricfit placement=slurm pattern={} reason={}", pattern.to_string(),
+                       one_word(fallback_reason));
+  std::vector<std::string> groups;
+  for (int h : hosts) {
+    const int g = index.leaf_group_of(h);
+    const std::string name = g >= 0 ? index.leaf_group(g).name : "(none)";
+    if (std::ranges::find(groups, name) == groups.end()) groups.push_back(name);
+  }
+  const PlacementScore s = score_hosts(index, hosts, gpus, pattern);
+  std::string record = fmt::format(
+      "fabricfit placement=fabricfit pattern={} leaf_groups={} groups={} cross_spine_gb={:.3g}",
+      pattern.to_string(), groups.size(), one_word(fmt::format("{}", fmt::join(groups, ","))), s.spine_bytes);
+  if (s.pods > 0) record += fmt::format(" pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
+  record += fmt::format(" uplink_ms={:.3g}", 1000 * s.max_uplink_load);
+  if (frag != nullptr && free != nullptr) {
+    GpuState after = *free;
+    for (std::size_t i = 0; i < hosts.size() && i < gpus.size(); ++i)
+      after.free[hosts[i]] = std::max(0, after.free[hosts[i]] - gpus[i]);
+    const double delta = measure_fragmentation(index, after, *frag).unusable -
+                         measure_fragmentation(index, *free, *frag).unusable;
+    record += fmt::format(" unusable_gpus={:+.1f}", delta);
+  }
+  return record;
+}
+
+std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const GpuState& gpus,
+                          const std::vector<std::string>& only, std::int64_t now_unix) {
+  std::set<int> groups;
+  if (only.empty()) {
+    for (std::size_t g = 0; g < fabric.leaf_groups.size(); ++g) groups.insert(static_cast<int>(g));
+  } else {
+    for (const auto& n : only) {
+      if (const auto h = fabric.host_index(n); h && fabric.hosts[*h].leaf_group >= 0)
+        groups.insert(fabric.hosts[*h].leaf_group);
+    }
+  }
+  const auto age = info.created_unix > 0 ? std::max<std::int64_t>(0, now_unix - info.created_unix) : -1;
+  std::string out = fmt::format(
+      "Fabric={} SnapshotAge={} Producer=\"{}\" Hosts={} LeafGroups={} Pods={} Rails={} Tiers={} "
+      "DegradedLinks={} "
+      "Warnings={}{}\n",
+      fabric.origin.empty() ? "(unknown)" : one_word(fabric.origin),
+      age >= 0 ? fmt::format("{}s", age) : "unknown", info.producer, fabric.hosts.size(),
+      fabric.leaf_groups.size(), fabric.pods.size(), fabric.rails, fabric.tiers, fabric.degraded_links.size(),
+      fabric.warnings.size(), fabric.partial ? " Partial=yes" : "");
+  std::set<int> pods;
+  std::set<std::string> leaf_names;
+  for (int g : groups) {
+    const LeafGroup& lg = fabric.leaf_groups[static_cast<std::size_t>(g)];
+    std::vector<std::string> names;
+    int free = 0, total = 0;
+    for (int h : lg.hosts) {
+      names.push_back(fabric.hosts[static_cast<std::size_t>(h)].name);
+      if (static_cast<std::size_t>(h) < gpus.total.size()) {
+        free += gpus.free[h];
+        total += gpus.total[h];
+      }
+    }
+    for (const Vertex v : lg.leaves) {
+      if (v != FabricGraph::null_vertex()) leaf_names.insert(fabric.graph[v].name);
+    }
+    if (lg.pod >= 0) pods.insert(lg.pod);
+    const double lost = lg.expected_up_gbps - lg.up_gbps;
+    out += fmt::format(
+        "LeafGroup={} Hosts={} FreeGpus={}/{} Uplinks={} UplinkGbps={:.0f} Oversubscription={:.2f}{}{}\n",
+        one_word(lg.name), compress_hostlist(names), free, total, lg.uplinks, lg.up_gbps,
+        lg.oversubscription(), lost > 1e-9 ? fmt::format(" UplinkGbpsLost={:.0f}", lost) : "",
+        lg.pod >= 0 ? fmt::format(" Pod={}", one_word(fabric.pods[static_cast<std::size_t>(lg.pod)].name))
+                    : "");
+  }
+  for (int p : pods) {
+    const Pod& pod = fabric.pods[static_cast<std::size_t>(p)];
+    std::vector<std::string> members;
+    for (int g : pod.leaf_groups)
+      members.push_back(one_word(fabric.leaf_groups[static_cast<std::size_t>(g)].name));
+    out += fmt::format("Pod={} LeafGroups={} Uplinks={} UplinkGbps={:.0f}\n", one_word(pod.name),
+                       fmt::join(members, ","), pod.uplinks, pod.up_gbps);
+  }
+  for (const DegradedLink& d : fabric.degraded_links) {
+    if (!only.empty() && !leaf_names.contains(d.a) && !leaf_names.contains(d.b)) continue;
+    out += fmt::format("DegradedLink={}[{}]-{}[{}] Rate={} Expected={}\n", one_word(d.a), d.port_a,
+                       one_word(d.b), d.port_b, d.rate.to_string(), d.expected_rate.to_string());
+  }
+  return out;
+}
+
+}  // namespace fabricfit

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the controller tells admins: a one-line placement record per job (for the job's
+// AdminComment, so sacct keeps it) and the fabric as `scontrol show topology` prints it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "placement/comm_pattern.hpp"
+#include "placement/fragmentation.hpp"
+#include "placement/gpu_state.hpp"
+#include "placement/locality_index.hpp"
+#include "topology/fabric.hpp"
+#include "topology/snapshot.hpp"
+
+namespace fabricfit {
+
+// "fabricfit placement=fabricfit pattern=ring leaf_groups=2 groups=ib-leaf-001,ib-leaf-002
+// cross_spine_gb=0.5 uplink_ms=1.25 unusable_gpus=+0.0" for hosts in rank order with
+// `gpus` GPUs each (unusable_gpus: the change the job makes, from `free` before it); with a
+// non-empty `fallback_reason`: "fabricfit placement=slurm pattern=ring reason=no-gpus".
+// Spaces in a reason become '_' so the record stays one word per key.
+[[nodiscard]] std::string placement_record(const LocalityIndex& index, const FragModel* frag,
+                                           const GpuState* free, std::span<const int> hosts,
+                                           std::span<const int> gpus, const CommPattern& pattern,
+                                           std::string_view fallback_reason);
+
+// The fabric in Slurm's Key=Value style, one line per item: a summary (origin, snapshot
+// age), every leaf group (hosts as a Slurm hostlist, free GPUs, uplinks, capacity,
+// oversubscription, pod), every pod and every degraded link. With `only` (node names),
+// just the leaf groups of those nodes, their pods and their degraded links.
+[[nodiscard]] std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const GpuState& gpus,
+                                        const std::vector<std::string>& only, std::int64_t now_unix);
+
+}  // namespace fabricfit

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Placement records and the topology text (placement/fabric_status.hpp, ff_engine_record,
+// ff_engine_topology) on a generated fabric, as discovery builds it.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "capi/fabricfit_api.h"
+#include "placement/fabric_status.hpp"
+#include "topology/clos_generator.hpp"
+#include "topology/fabric_builder.hpp"
+#include "topology/ibnetdiscover_reader.hpp"
+#include "topology/snapshot.hpp"
+
+using namespace fabricfit;
+
+namespace {
+
+// 3 leaf groups of 4 hosts, 2 spines, 2:1 oversubscribed leaves.
+Fabric fabric() {
+  ClosSpec spec;
+  spec.leaves = 3;
+  spec.hosts_per_leaf = 4;
+  spec.spines = 2;
+  spec.uplinks = 2;  // 2:1 oversubscribed
+  return build_fabric(read_ibnetdiscover_text(generate_ibnetdiscover(spec), "generated"), ModelOptions{});
+}
+
+}  // namespace
+
+TEST(PlacementRecord, FabricfitPlacementNamesGroupsPatternAndCosts) {
+  const Fabric f = fabric();
+  const LocalityIndex index(f);
+  const std::vector<int> hosts{*index.find_host("gpu001"), *index.find_host("gpu002"),
+                               *index.find_host("gpu005")};
+  const std::vector<int> gpus{8, 8, 8};
+  const auto rec = placement_record(index, nullptr, nullptr, hosts, gpus, parse_comm_pattern("ring"), "");
+  EXPECT_TRUE(rec.starts_with("fabricfit placement=fabricfit pattern=ring leaf_groups=2 groups=")) << rec;
+  EXPECT_NE(rec.find(index.leaf_group(0).name + "," + index.leaf_group(1).name), std::string::npos) << rec;
+  EXPECT_NE(rec.find(" cross_spine_gb="), std::string::npos);
+  EXPECT_EQ(rec.find("unusable_gpus"), std::string::npos);  // no free state given
+  // One leaf group: nothing crosses a spine.
+  const std::vector<int> one{hosts[0], hosts[1]};
+  const auto local = placement_record(index, nullptr, nullptr, one, std::vector<int>{8, 8},
+                                      parse_comm_pattern("alltoall"), "");
+  EXPECT_NE(local.find("leaf_groups=1 "), std::string::npos) << local;
+  EXPECT_NE(local.find("cross_spine_gb=0 "), std::string::npos) << local;
+  EXPECT_NE(local.find("uplink_ms=0"), std::string::npos) << local;
+}
+
+TEST(PlacementRecord, FallbackSaysWhyInOneWord) {
+  const Fabric f = fabric();
+  const LocalityIndex index(f);
+  EXPECT_EQ(placement_record(index, nullptr, nullptr, {}, {}, parse_comm_pattern("tp=2,dp=2"), "no-gpus"),
+            "fabricfit placement=slurm pattern=tp=2,pp=1,dp=2 reason=no-gpus");
+  EXPECT_EQ(placement_record(index, nullptr, nullptr, {}, {}, parse_comm_pattern("ring"),
+                             "node x is not in the fabric"),
+            "fabricfit placement=slurm pattern=ring reason=node_x_is_not_in_the_fabric");
+}
+
+TEST(TopologyText, LeafGroupsWithHostlistsFreeGpusAndUplinks) {
+  const Fabric f = fabric();
+  GpuState gpus = GpuState::uniform(static_cast<int>(f.hosts.size()), 8);
+  gpus.free[*f.host_index("gpu002")] = 3;
+  SnapshotInfo info;
+  info.producer = "fabricfit test";
+  info.created_unix = 1000;
+  const auto text = topology_text(f, info, gpus, {}, 1090);
+  EXPECT_NE(text.find("SnapshotAge=90s"), std::string::npos) << text;
+  EXPECT_NE(text.find("Hosts=12 LeafGroups=3 Pods=0 Rails=1 Tiers=2"), std::string::npos) << text;
+  EXPECT_NE(text.find(fmt::format("LeafGroup={} Hosts=gpu[001-004] FreeGpus=27/32 Uplinks=2 UplinkGbps=400 "
+                                  "Oversubscription=2.00\n",
+                                  f.leaf_groups[0].name)),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Hosts=gpu[009-012] FreeGpus=32/32"), std::string::npos) << text;
+  // Limited to a node list: only the groups of those nodes.
+  const auto some = topology_text(f, info, gpus, {"gpu010"}, 1090);
+  EXPECT_EQ(some.find("gpu[001-004]"), std::string::npos) << some;
+  EXPECT_NE(some.find("Hosts=gpu[009-012]"), std::string::npos) << some;
+}
+
+TEST(TopologyText, DegradedLinksAreListed) {
+  Fabric f = fabric();
+  DegradedLink d;
+  d.a = f.graph[f.leaf_groups[0].leaves[0]].name;
+  d.port_a = 5;
+  d.b = "ib-spine-01";
+  d.port_b = 1;
+  d.rate = *parse_link_rate("4xEDR");
+  d.expected_rate = *parse_link_rate("4xHDR");
+  f.degraded_links.push_back(d);
+  const GpuState gpus = GpuState::uniform(static_cast<int>(f.hosts.size()), 8);
+  const auto text = topology_text(f, SnapshotInfo{}, gpus, {}, 0);
+  EXPECT_NE(text.find(fmt::format("DegradedLink={}[5]-ib-spine-01[1] Rate=4xEDR Expected=4xHDR", d.a)),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SnapshotAge=unknown"), std::string::npos);
+  EXPECT_EQ(topology_text(f, SnapshotInfo{}, gpus, {"gpu012"}, 0).find("DegradedLink="), std::string::npos);
+}
+
+TEST(ReportApi, RecordAndTopologyThroughTheCEdge) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ff-report-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  SnapshotInfo info;
+  info.created_unix = 1;
+  save_snapshot(dir / "fabric.snapshot", fabric(), info);
+  char err[256] = "";
+  ff_engine_t* engine = nullptr;
+  ASSERT_EQ(ff_engine_load((dir / "fabric.snapshot").c_str(), &engine, err, sizeof err), FF_OK) << err;
+  const int n = ff_engine_host_count(engine);
+  std::vector<int> free(n, 8), total(n, 8);
+  const int hosts[] = {ff_engine_host(engine, "gpu001"), ff_engine_host(engine, "gpu002")};
+  const int gpus[] = {8, 8};
+  char out[8192];
+  ASSERT_EQ(ff_engine_record(engine, hosts, gpus, 2, free.data(), total.data(), "ring", nullptr, out,
+                             sizeof out, err, sizeof err),
+            FF_OK)
+      << err;
+  EXPECT_TRUE(std::string(out).starts_with("fabricfit placement=fabricfit pattern=ring leaf_groups=1 "))
+      << out;
+  EXPECT_NE(std::string(out).find(" unusable_gpus="), std::string::npos) << out;
+  ASSERT_EQ(ff_engine_record(engine, nullptr, nullptr, 0, nullptr, nullptr, "ring", "no-fit", out, sizeof out,
+                             err, sizeof err),
+            FF_OK);
+  EXPECT_STREQ(out, "fabricfit placement=slurm pattern=ring reason=no-fit");
+  EXPECT_EQ(ff_engine_record(engine, nullptr, nullptr, 0, nullptr, nullptr, "ring", nullptr, out, sizeof out,
+                             err, sizeof err),
+            FF_EINVAL);
+  ASSERT_EQ(
+      ff_engine_topology(engine, free.data(), total.data(), "gpu[005-006]", out, sizeof out, err, sizeof err),
+      FF_OK)
+      << err;
+  EXPECT_NE(std::string(out).find("Hosts=gpu[005-008] FreeGpus=32/32"), std::string::npos) << out;
+  EXPECT_EQ(std::string(out).find("gpu[001-004]"), std::string::npos) << out;
+  char small[16];
+  EXPECT_NE(
+      ff_engine_topology(engine, free.data(), total.data(), nullptr, small, sizeof small, err, sizeof err),
+      FF_OK);
+  ff_engine_free(engine);
+  std::filesystem::remove_all(dir);
+}
