@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "topology/clos_extras.hpp"
+#include "topology/clos_planes.hpp"
 #include "topology/link_rate.hpp"
 
 namespace fabricfit {
@@ -24,6 +26,8 @@ struct ClosSpec {
   std::string host_prefix = "gpu";
   int host_digits = 3;
   int first_host = 1;
+  ClosExtras extras;  // storage rail, management hosts, cross-tier cables (clos_extras.hpp)
+  PlaneOf plane;      // one rail plane of a multi-subnet fabric (clos_planes.hpp)
 
   [[nodiscard]] int leaf_groups() const { return (pods > 0 ? pods : 1) * leaves; }
   [[nodiscard]] int host_count() const { return leaf_groups() * hosts_per_leaf; }
