@@ -206,8 +206,12 @@ TEST(ComputeTiers, SlurmNodeListMakesExactlyThoseComputeHosts) {
   EXPECT_EQ(count_warnings(f, WarningKind::ExcludedHost), 1);
   ASSERT_EQ(count_warnings(f, WarningKind::SlurmNodeNotInFabric), 1);
   for (const auto& w : f.warnings) {
-    if (w.starts_with("slurm-node-not-in-fabric")) EXPECT_NE(w.find("gpu999"), std::string::npos) << w;
-    if (w.starts_with("excluded-host")) EXPECT_NE(w.find("stor[001-002]"), std::string::npos) << w;
+    if (w.starts_with("slurm-node-not-in-fabric")) {
+      EXPECT_NE(w.find("gpu999"), std::string::npos) << w;
+    }
+    if (w.starts_with("excluded-host")) {
+      EXPECT_NE(w.find("stor[001-002]"), std::string::npos) << w;
+    }
   }
 }
 

@@ -76,15 +76,16 @@ TEST(TopographDump, QuirksAreReportedNotGuessed) {
 TEST(TopographDump, ExcludeHostTakesOutTheUfmServer) {
   ModelOptions o;
   o.exclude_host_pattern = "CUFM";
-  const Fabric f =
-      build_fabric(read_ibnetdiscover_file(FF_SOURCE_DIR "/tests/fixtures/topograph-example.ibnetdiscover"), o);
+  const Fabric f = build_fabric(
+      read_ibnetdiscover_file(FF_SOURCE_DIR "/tests/fixtures/topograph-example.ibnetdiscover"), o);
   EXPECT_EQ(f.hosts.size(), 119u);
   EXPECT_FALSE(f.host_index("B11-P1-CUFM-02"));
   EXPECT_EQ(f.tiers, 2);
   EXPECT_EQ(f.switch_count(SwitchTier::Leaf), 31u);
   EXPECT_EQ(f.switch_count(SwitchTier::Spine), 9u);
   EXPECT_EQ(f.leaf_groups.size(), 8u);
-  EXPECT_TRUE(mentions(f, WarningKind::ExcludedHost, "1 host(s) are not compute hosts (--exclude-host 'CUFM')"));
+  EXPECT_TRUE(
+      mentions(f, WarningKind::ExcludedHost, "1 host(s) are not compute hosts (--exclude-host 'CUFM')"));
   EXPECT_FALSE(mentions(f, WarningKind::RailMismatch, "CUFM"));
 }
 
