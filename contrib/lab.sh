@@ -42,7 +42,7 @@ UMAD2SIM=no        # --umad2sim: preload umad2sim into slurmctld (the controller
 FF_CONF_SRC=       # optional file copied to DIR/fabricfit.conf
 SLURM_CONF_EXTRA=  # optional file appended to slurm.conf
 SPANK_SO=          # --spank-plugin: the fabricfit.so plugstack.conf loads (default: Slurm's plugin dir)
-STORAGE_HCAS=0     # --storage-hcas: storage HCAs per host in the generated fabric
+STORAGE_HCAS=0     # --storage-hcas: 1 gives every host a storage HCA (mlx5_<rails>) on a storage leaf
 COMPUTE_HCA=       # --compute-hca: the discovery's compute-HCA pattern (default: every HCA)
 SLURM_ENV_FILE=${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}
 SLURM_RELEASE=${FABRICFIT_SLURM_VERSION:-}  # --slurm: a release under /opt/fabricfit/slurm instead
@@ -97,7 +97,8 @@ FABRICFIT_UMAD2SIM (path of libumad2sim.so).
                         default: the controller reads snapshots, discovery runs out of band)
   --topology tree       TopologyPlugin=topology/tree with a topology.conf of the discovered fabric
   --spank-plugin SO     the fabricfit.so that plugstack.conf loads (e.g. a build tree's .libs/)
-  --storage-hcas N      N storage HCAs per host (mlx5_<rails>..) on a storage switch
+  --storage-hcas 0|1    1: every host has a storage HCA (mlx5_<rails>) on a storage leaf
+                        cabled to the first spine (generate --storage-hcas)
   --compute-hca REGEX   discover with this compute-HCA pattern (e.g. 'mlx5_[01]')
   --force               with up: take down a running lab in DIR first
 EOF
@@ -498,6 +499,7 @@ validate_up_args() {
   for v in NODES LEAVES GPUS RAILS SPINES CTLD_PORT SLURMD_PORT CPUS MEM_MB TIMEOUT; do
     if ! is_uint "${!v}" || [ "${!v}" -eq 0 ]; then die "$v must be a positive integer (got '${!v}')"; fi
   done
+  case $STORAGE_HCAS in 0|1) ;; *) die "--storage-hcas must be 0 or 1 (got '$STORAGE_HCAS')" ;; esac
   [ $(( NODES % LEAVES )) -eq 0 ] || die "--nodes ($NODES) must be a multiple of --leaves ($LEAVES)"
   HOSTS_PER_LEAF=$(( NODES / LEAVES ))
   UPLINKS=${UPLINKS:-$HOSTS_PER_LEAF}
@@ -567,7 +569,8 @@ check_ports() {
 
 generate_fabric() {
   local -a args=(generate --leaves "$LEAVES" --hosts-per-leaf "$HOSTS_PER_LEAF" --spines "$SPINES"
-                 --uplinks "$UPLINKS" --rails "$RAILS" --storage-hcas "$STORAGE_HCAS" -o "$NETFILE" --slurm-nodes)
+                 --uplinks "$UPLINKS" --rails "$RAILS" -o "$NETFILE" --slurm-nodes)
+  [ "$STORAGE_HCAS" = 0 ] || args+=(--storage-hcas)
   local out
   out=$("$FF_BIN" "${args[@]}" 2> "$LOGS/generate.log") || {
     show_tail "$LOGS/generate.log"; die "'$FF_BIN ${args[*]}' failed"; }

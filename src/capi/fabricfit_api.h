@@ -69,6 +69,15 @@ const char* ff_engine_host_name(const ff_engine_t* engine, int host);
 int ff_engine_host_rank(const ff_engine_t* engine, int host);
 /* The leaf group of a fabric host (0 = first), or -1 when it is in none or unknown. */
 int ff_engine_host_leaf_group(const ff_engine_t* engine, int host);
+/*
+ * Slurm's node names (all the nodes the plugin has), against the fabric's hosts. Writes
+ * to `report` one line naming, as Slurm hostlists, the Slurm nodes the fabric does not
+ * have and the fabric hosts Slurm does not have ("" when they agree), for the plugin to
+ * log once at load and reconfigure. Returns how many of the names are fabric hosts, or
+ * -1 on bad arguments.
+ */
+int ff_engine_check_slurm_nodes(const ff_engine_t* engine, const char* const* names, size_t count,
+                                char* report, size_t report_len);
 
 typedef struct ff_request {
   unsigned min_nodes;

@@ -5,11 +5,14 @@
 // and is then marked partial in the snapshot.
 #include <fmt/format.h>
 #include <memory>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/fabric_source.hpp"
 #include "cli/model_options_cli.hpp"
 #include "topology/fabric_builder.hpp"
+#include "topology/ibnd_planes.hpp"
+#include "topology/subnet_merge.hpp"
 
 namespace fabricfit::cli {
 namespace {
@@ -19,7 +22,8 @@ namespace {
 constexpr int kPartialRefused = 3;
 
 struct DiscoverOptions {
-  std::string from;
+  std::vector<std::string> from;  // one per subnet (rail plane)
+  std::vector<std::string> cas;   // local CAs to discover from; empty: every active port
   std::string format = "auto";
   std::string output;
   bool allow_partial = false;
@@ -34,7 +38,13 @@ int run_discover(const DiscoverOptions& opt) {
     throw CLI::ValidationError("--format", "must be auto, text or cache");
   }
   const ModelOptions options = model_options(opt.model);
-  const RawFabric raw = read_raw(opt.from.empty() ? "live" : opt.from, *format, opt.live);
+  std::vector<RawFabric> subnets;
+  if (opt.from.empty()) {
+    subnets = discover_subnets(opt.live, opt.cas);
+  } else {
+    for (const auto& f : opt.from) subnets.push_back(read_raw(f, *format, opt.live));
+  }
+  const RawFabric raw = merge_subnets(std::move(subnets));
   if (raw.partial && !opt.allow_partial) {
     std::string missing;
     for (std::size_t i = 0; i < raw.unreachable.size() && i < 10; ++i) missing += "\n  " + raw.unreachable[i];
@@ -61,11 +71,14 @@ Action add_discover_command(CLI::App& app) {
   auto opt = std::make_shared<DiscoverOptions>();
   auto* cmd = app.add_subcommand("discover", "Discover the fabric and write a snapshot for the plugin");
   cmd->add_option("--from", opt->from,
-                  "Read an ibnetdiscover text file or an ibnd cache file instead of discovering live")
+                  "Read ibnetdiscover text or ibnd cache files instead of discovering live; several files "
+                  "are several subnets (one per rail plane), merged into one fabric")
       ->check(CLI::ExistingFile);
   cmd->add_option("--format", opt->format, "How to read --from: auto, text or cache")->capture_default_str();
-  cmd->add_option("--ca", opt->live.ca, "Local CA to discover from (default: the first)");
-  cmd->add_option("--port", opt->live.ca_port, "Its port (default: the first active)");
+  cmd->add_option("--ca", opt->cas,
+                  "Local CA to discover from; several: one subnet each (default: every active local port, "
+                  "each subnet once)");
+  cmd->add_option("--port", opt->live.ca_port, "Their port (default: the first active)");
   cmd->add_option("--timeout", opt->live.timeout_ms, "SMP timeout in ms (default: libibnetdisc's)");
   cmd->add_option("--retries", opt->live.retries, "SMP retries (default: libibnetdisc's)");
   cmd->add_option("--max-smps", opt->live.max_smps, "SMPs in flight at once (more is faster; default 2)");

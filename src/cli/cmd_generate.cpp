@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/generate_extras.hpp"
 #include "common/atomic_file.hpp"
 #include "topology/clos_generator.hpp"
 
@@ -15,6 +16,7 @@ struct GenerateOptions {
   std::string rate = "4xHDR";
   std::string output;
   bool print_nodes = false;
+  bool planes = false;
 };
 
 int run_generate(const GenerateOptions& opt) {
@@ -22,6 +24,7 @@ int run_generate(const GenerateOptions& opt) {
   const auto rate = parse_link_rate(opt.rate);
   if (!rate) throw SpecError(fmt::format("--rate '{}' is not WIDTHxSPEED, e.g. 4xHDR", opt.rate));
   spec.rate = *rate;
+  if (opt.planes) return write_planes(spec, opt.output, opt.print_nodes);
   const std::string net = generate_ibnetdiscover(spec);
   if (opt.output.empty() || opt.output == "-") {
     fmt::print("{}", net);
@@ -55,15 +58,16 @@ Action add_generate_command(CLI::App& app) {
                   "Three-tier: cables from each spine to the cores (0: 1:1)")
       ->capture_default_str();
   cmd->add_option("--switch-ports", s.switch_ports, "Ports per switch")->capture_default_str();
-  cmd->add_option("--storage-hcas", s.storage_hcas,
-                  "Storage HCAs per host (mlx5_<rails>...), on one storage switch cabled to the spines")
-      ->capture_default_str();
   cmd->add_option("--rate", opt->rate, "Link width and speed, e.g. 4xHDR, 4xEDR")->capture_default_str();
   cmd->add_option("--host-prefix", s.host_prefix, "Host name prefix")->capture_default_str();
   cmd->add_option("--host-digits", s.host_digits, "Zero-padded digits in host names")->capture_default_str();
   cmd->add_option("--first-host", s.first_host, "Number of the first host")->capture_default_str();
   cmd->add_option("-o,--output", opt->output, "Net file to write (default: standard output)");
   cmd->add_flag("--slurm-nodes", opt->print_nodes, "Print the Slurm node list of the hosts");
+  add_extras_options(*cmd, s.extras);
+  cmd->add_flag("--planes", opt->planes,
+                "One subnet per rail: write one net file per rail (OUTPUT.planeR.EXT), each with its own "
+                "spines and LIDs from 1");
   return [opt] { return run_generate(*opt); };
 }
 

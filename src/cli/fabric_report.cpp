@@ -9,6 +9,17 @@
 namespace fabricfit::cli {
 namespace {
 
+// Leaves in no leaf group: service leaves (storage, management), and leaves whose hosts
+// all went elsewhere.
+std::vector<std::string> service_leaves(const Fabric& f) {
+  std::vector<std::string> out;
+  for (Vertex v = 0; v < boost::num_vertices(f.graph); ++v) {
+    const VertexProps& p = f.graph[v];
+    if (p.kind == VertexKind::Switch && p.tier == SwitchTier::Leaf && p.leaf_group < 0) out.push_back(p.name);
+  }
+  return out;
+}
+
 using nlohmann::json;
 
 std::string time_text(std::int64_t unix_time) {
@@ -58,8 +69,10 @@ std::string fabric_text(const Snapshot& s) {
                      s.info.producer.empty() ? "?" : s.info.producer);
   const std::size_t leaves = f.switch_count(SwitchTier::Leaf), spines = f.switch_count(SwitchTier::Spine),
                     cores = f.switch_count(SwitchTier::Core), untiered = f.switch_count(SwitchTier::None);
-  out += fmt::format("Hosts: {}   Rails: {}   Tiers: {} ({} leaves, {} spines{}{})   SHARP nodes: {}\n",
-                     f.hosts.size(), f.rails, f.tiers, leaves, spines,
+  const std::size_t service = service_leaves(f).size();
+  out += fmt::format("Hosts: {}   Rails: {}   Tiers: {} ({} leaves{}, {} spines{}{})   SHARP nodes: {}\n",
+                     f.hosts.size(), f.rails, f.tiers, leaves,
+                     service > 0 ? fmt::format(" of which {} in no leaf group", service) : "", spines,
                      cores > 0 ? fmt::format(", {} cores", cores) : "",
                      untiered > 0 ? fmt::format(", {} untiered", untiered) : "", f.sharp_nodes);
 
@@ -130,6 +143,7 @@ json fabric_json(const Snapshot& s) {
                    {"spine", f.switch_count(SwitchTier::Spine)},
                    {"core", f.switch_count(SwitchTier::Core)},
                    {"untiered", f.switch_count(SwitchTier::None)}};
+  j["service_leaves"] = service_leaves(f);
   j["tiers"] = f.tiers;
   j["rails"] = f.rails;
   j["sharp_nodes"] = f.sharp_nodes;

@@ -16,6 +16,7 @@ namespace fabricfit::cli {
 struct ModelFlags {
   ModelOptions options;  // patterns as given (defaults otherwise)
   std::string node_name_map;
+  std::string slurm_nodes;          // a file with NodeName= lines, or a hostlist
   std::vector<CLI::Option*> flags;  // to tell whether any was given
 };
 

@@ -12,7 +12,6 @@ namespace {
 constexpr std::uint64_t kGuidBase = 0x0002c90300000000ULL;  // Mellanox OUI
 constexpr std::uint64_t kLeafTag = 0x01000000, kSpineTag = 0x02000000, kCoreTag = 0x03000000;
 constexpr std::uint64_t kHcaTag = 0x10000000, kHostImageTag = 0x20000000;
-constexpr std::uint64_t kStorageTag = 0x04000000, kStorageHcaTag = 0x30000000;
 constexpr int kMaxRails = 8;
 
 struct Port {
@@ -39,7 +38,7 @@ std::uint64_t port_guid(const Node& n) {
   return n.is_switch ? n.guid : n.guid + 1;
 }
 
-class Builder {
+class Builder : public ClosNet {
  public:
   explicit Builder(const ClosSpec& spec) : spec_(spec) {}
 
@@ -79,8 +78,9 @@ class Builder {
       for (int r = 0; r < spec_.rails; ++r) {
         const auto guid =
             kGuidBase | kHcaTag | (static_cast<std::uint64_t>(h) << 4) | (static_cast<std::uint64_t>(r) << 1);
-        const int hca = add_node(false, guid, kGuidBase | kHostImageTag | static_cast<std::uint64_t>(h),
-                                 fmt::format("{} mlx5_{}", spec_.host_name(h), r), 1);
+        const int hca = add_node(false, guid ^ spec_.plane.guid_salt(),
+                                 kGuidBase | kHostImageTag | static_cast<std::uint64_t>(h),
+                                 fmt::format("{} mlx5_{}", spec_.host_name(h), r + spec_.plane.rail), 1);
         connect(hca, 1, leaf_[g * spec_.rails + r], slot + 1);
       }
     }
@@ -97,8 +97,6 @@ class Builder {
       }
     }
 
-    if (spec_.storage_hcas > 0) add_storage();
-
     if (spec_.pods > 0) {
       for (int s : spine_) {
         const int down = static_cast<int>(nodes_[s].ports.size());
@@ -109,6 +107,8 @@ class Builder {
         }
       }
     }
+
+    add_clos_extras(spec_, *this);
 
     int lid = 1;
     for (auto& n : nodes_) n.lid = lid++;
@@ -145,21 +145,18 @@ class Builder {
   }
 
  private:
-  // One storage switch: every host's storage HCAs below it, one uplink to every spine of the
-  // first pod (a converged fabric whose storage traffic shares the spines).
-  void add_storage() {
-    const int sw = add_switch(kStorageTag, "ib-storage-01");
-    for (int h = 0; h < spec_.host_count(); ++h) {
-      for (int k = 0; k < spec_.storage_hcas; ++k) {
-        const auto guid = kGuidBase | kStorageHcaTag | (static_cast<std::uint64_t>(h) << 4) |
-                          (static_cast<std::uint64_t>(k) << 1);
-        const int hca = add_node(false, guid, kGuidBase | kHostImageTag | static_cast<std::uint64_t>(h),
-                                 fmt::format("{} mlx5_{}", spec_.host_name(h), spec_.rails + k), 1);
-        connect(hca, 1, sw, take_port(sw));
-      }
-    }
-    for (int s = 0; s < spec_.spines; ++s) connect(sw, take_port(sw), spine_[s], take_port(spine_[s]));
+  // ClosNet, for add_clos_extras().
+  int add_switch_node(std::uint64_t guid, const std::string& description) override {
+    return add_node(true, guid, guid, description, spec_.switch_ports);
   }
+  int add_ca_node(std::uint64_t guid, std::uint64_t system_guid, const std::string& description) override {
+    return add_node(false, guid, system_guid, description, 1);
+  }
+  void connect_nodes(int a, int port_a, int b, int port_b) override { connect(a, port_a, b, port_b); }
+  int next_free_port(int node) override { return take_port(node); }
+  const std::vector<int>& leaves() const override { return leaf_; }
+  const std::vector<int>& spines() const override { return spine_; }
+  const std::vector<int>& cores() const override { return core_; }
 
   int add_node(bool is_switch, std::uint64_t guid, std::uint64_t sysimg, std::string desc, int nports) {
     nodes_.push_back(Node{.is_switch = is_switch,
@@ -174,8 +171,8 @@ class Builder {
   }
 
   int add_switch(std::uint64_t tag_and_index, std::string desc) {
-    const auto guid = kGuidBase | tag_and_index;
-    return add_node(true, guid, guid, std::move(desc), spec_.switch_ports);
+    const auto guid = (kGuidBase | tag_and_index) ^ spec_.plane.guid_salt();
+    return add_node(true, guid, guid, spec_.plane.switch_name(desc), spec_.switch_ports);
   }
 
   int take_port(int node) {
@@ -202,7 +199,8 @@ class Builder {
                        spec_.host_count(), spec_.leaf_groups(), spec_.hosts_per_leaf, spec_.rails,
                        spine_.size(),
                        spec_.pods > 0 ? fmt::format(" in {} pods, {} cores", spec_.pods, core_.size()) : "",
-                       spec_.leaf_uplinks(), spec_.rate.to_string());
+                       spec_.leaf_uplinks(), spec_.rate.to_string()) +
+           describe_extras(spec_);
   }
 
   const ClosSpec& spec_;
@@ -238,10 +236,6 @@ void validate(const ClosSpec& spec) {
   require(spec.hosts_per_leaf + spec.leaf_uplinks() <= spec.switch_ports,
           fmt::format("a leaf needs {} host ports and {} uplinks, more than --switch-ports={}",
                       spec.hosts_per_leaf, spec.leaf_uplinks(), spec.switch_ports));
-  require(spec.storage_hcas >= 0 && spec.storage_hcas < 8, "--storage-hcas must be 0 to 7");
-  require(spec.storage_hcas == 0 || spec.host_count() * spec.storage_hcas + spec.spines <= spec.switch_ports,
-          fmt::format("the storage switch needs {} HCA ports and {} uplinks, more than --switch-ports={}",
-                      spec.host_count() * spec.storage_hcas, spec.spines, spec.switch_ports));
   require(spec.leaf_uplinks() >= spec.spines,
           fmt::format("--uplinks={} cannot reach all --spines={}: every leaf needs a cable to every spine",
                       spec.leaf_uplinks(), spec.spines));
@@ -257,6 +251,7 @@ void validate(const ClosSpec& spec) {
   for (int i = 0; i < spec.host_digits; ++i) limit *= 10;
   require(last < limit,
           fmt::format("host number {} does not fit in --host-digits={}", last, spec.host_digits));
+  validate_extras(spec);
 }
 
 std::string generate_ibnetdiscover(const ClosSpec& spec) {

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "topology/clos_extras.hpp"
+#include "topology/clos_planes.hpp"
 #include "topology/link_rate.hpp"
 
 namespace fabricfit {
@@ -20,13 +22,12 @@ struct ClosSpec {
   int cores = 0;         // core switches (three-tier); 0 = as many as spines per pod
   int core_uplinks = 0;  // cables from each spine to the cores; 0 = its downlinks (1:1)
   int switch_ports = 64;
-  // Storage HCAs per host (mlx5_<rails>, ...), cabled to one storage switch that has an
-  // uplink to every spine (of the first pod): HCAs placement and NCCL must leave alone.
-  int storage_hcas = 0;
   LinkRate rate;
   std::string host_prefix = "gpu";
   int host_digits = 3;
   int first_host = 1;
+  ClosExtras extras;  // storage rail, management hosts, cross-tier cables (clos_extras.hpp)
+  PlaneOf plane;      // one rail plane of a multi-subnet fabric (clos_planes.hpp)
 
   [[nodiscard]] int leaf_groups() const { return (pods > 0 ? pods : 1) * leaves; }
   [[nodiscard]] int host_count() const { return leaf_groups() * hosts_per_leaf; }

@@ -4,6 +4,8 @@
 // Fabric::warnings whatever is not a clean Clos. docs/fabric-model.md says how.
 #pragma once
 
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +30,13 @@ struct ModelOptions {
   // GUID -> name, replacing the NodeDescription of that node before the patterns apply.
   NodeNameMap node_names;
   std::string node_name_map_file;  // where node_names came from (recorded, not read here)
+  // Hosts that are not compute hosts although their HCAs are named like one (storage
+  // servers, UFM): searched in the host name. Empty: none.
+  std::string exclude_host_pattern;
+  // Slurm's nodes: when given, exactly these hosts are compute hosts; the others are
+  // kept as service hosts, and nodes the fabric does not have are reported.
+  std::optional<std::set<std::string>> compute_hosts;
+  std::string compute_hosts_source;  // the file or hostlist they came from (recorded)
 };
 
 // An option that cannot be used (a pattern that is not a valid regular expression).

@@ -29,6 +29,10 @@ std::string_view warning_tag(WarningKind kind) {
     case WarningKind::HostSpansLeafGroups: return "host-spans-leaf-groups";
     case WarningKind::MissingRail: return "missing-rail";
     case WarningKind::NoHosts: return "no-hosts";
+    case WarningKind::ServiceLeaf: return "service-leaf";
+    case WarningKind::CrossTierCable: return "cross-tier-cable";
+    case WarningKind::ExcludedHost: return "excluded-host";
+    case WarningKind::SlurmNodeNotInFabric: return "slurm-node-not-in-fabric";
   }
   return "warning";
 }

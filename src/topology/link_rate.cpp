@@ -9,7 +9,9 @@ namespace fabricfit {
 
 double lane_gbps(std::string_view speed) {
   // Per-lane data rates after 8b/10b (SDR-QDR) or 64b/66b (FDR and later) encoding.
-  static constexpr std::array<std::pair<std::string_view, double>, 8> kRates{{
+  // XDR (200G per lane) is read from text even where the installed rdma-core does not
+  // name it (ibnetdiscover there prints it only once it knows it).
+  static constexpr std::array<std::pair<std::string_view, double>, 9> kRates{{
       {"SDR", 2.0},
       {"DDR", 4.0},
       {"QDR", 8.0},
@@ -18,6 +20,7 @@ double lane_gbps(std::string_view speed) {
       {"EDR", 25.0},
       {"HDR", 50.0},
       {"NDR", 100.0},
+      {"XDR", 200.0},
   }};
   for (const auto& [name, rate] : kRates) {
     if (name == speed) return rate;

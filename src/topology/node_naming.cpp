@@ -38,8 +38,9 @@ bool is_sharp_node(std::string_view desc) {
 }
 
 bool is_default_host_name(std::string_view host) {
-  static constexpr std::array<std::string_view, 4> kDefaults{"localhost", "localhost.localdomain", "(none)",
-                                                             "localhost6"};
+  // "ubuntu": the name a stock Ubuntu install gives itself (the real dump has one).
+  static constexpr std::array<std::string_view, 5> kDefaults{"localhost", "localhost.localdomain", "(none)",
+                                                             "localhost6", "ubuntu"};
   for (const auto d : kDefaults) {
     if (host == d) return true;
   }
@@ -58,6 +59,8 @@ NodeNamer::NodeNamer(const ModelOptions& options)
         fmt::format("--host-pattern '{}' needs a group ( ) around the host name", options.host_pattern));
   }
   host_has_hca_group_ = host_.mark_count() >= 2;
+  if (!options.exclude_host_pattern.empty())
+    exclude_ = compile(options.exclude_host_pattern, "--exclude-host");
 }
 
 std::string NodeNamer::description(std::uint64_t guid, const std::string& description) const {
@@ -87,6 +90,11 @@ CaName NodeNamer::ca_name(const std::string& description) const {
   }
   if (is_default_host_name(name.host)) {
     name.role = CaRole::DefaultHostName;
+    return name;
+  }
+  if ((exclude_ && std::regex_search(name.host, *exclude_)) ||
+      (options_.compute_hosts && !options_.compute_hosts->contains(name.host))) {
+    name.role = CaRole::Excluded;
     return name;
   }
   name.role = std::regex_match(name.hca, compute_) ? CaRole::Compute : CaRole::NonCompute;

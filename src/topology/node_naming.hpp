@@ -19,6 +19,7 @@ enum class CaRole {
   DefaultHostName,  // "localhost ..." : a host name Slurm cannot know
   Unmatched,        // description does not match the host-name pattern
   Sharp,            // SHARP aggregation node inside a switch
+  Excluded,         // a named host that is not a compute host (--exclude-host, not a Slurm node)
 };
 
 struct CaName {
@@ -36,12 +37,14 @@ class NodeNamer {
   [[nodiscard]] std::string description(std::uint64_t guid, const std::string& description) const;
   [[nodiscard]] std::string switch_name(const std::string& description) const;
   [[nodiscard]] CaName ca_name(const std::string& description) const;
+  [[nodiscard]] const ModelOptions& options() const { return options_; }
 
  private:
   const ModelOptions& options_;
   std::regex host_;
   std::regex compute_;
   std::regex switch_;
+  std::optional<std::regex> exclude_;
   bool host_has_hca_group_ = false;
 };
 

@@ -42,6 +42,9 @@ struct RawFabric {
   bool partial = false;
   std::vector<std::string> unreachable;
   std::string origin;  // e.g. "live: ibsim0 port 1", or the file it was read from
+  // By node: the subnet (rail plane) it was found in, when several were merged
+  // (subnet_merge.hpp); empty for one subnet.
+  std::vector<int> planes;
 };
 
 }  // namespace fabricfit

@@ -9,14 +9,6 @@
 namespace fabricfit {
 namespace {
 
-TEST(Hostlist, Compresses) {
-  EXPECT_EQ(compress_hostlist({"gpu003", "gpu001", "gpu002", "gpu005"}), "gpu[001-003,005]");
-  EXPECT_EQ(compress_hostlist({"a08-p1-dgx-04-c01", "a08-p1-dgx-04-c02"}), "a08-p1-dgx-04-c[01-02]");
-  EXPECT_EQ(compress_hostlist({"login", "gpu9", "gpu10", "gpu7"}), "gpu10,gpu[7,9],login");
-  EXPECT_EQ(compress_hostlist({"n1"}), "n1");
-  EXPECT_EQ(compress_hostlist({}), "");
-}
-
 TEST(SlurmTopology, TwoTierHasOneRoot) {
   ClosSpec s;
   s.leaves = 2;

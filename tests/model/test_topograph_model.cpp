@@ -31,9 +31,11 @@ TEST(TopographDump, TiersRailsAndLeafGroups) {
   EXPECT_EQ(f.switch_count(SwitchTier::Leaf), 31u);
   EXPECT_EQ(f.switch_count(SwitchTier::Spine), 9u);
   EXPECT_EQ(f.rails, 4);  // HCA-1/2/5/6 and mlx5_0/1/4/5: four rails of an eight-rail design
-  // 122 named machines, less the one calling itself "localhost".
-  EXPECT_EQ(f.hosts.size(), 121u);
+  // 122 named machines, less the ones calling themselves "localhost" and "ubuntu" (issue 8:
+  // a default name is never a compute host; before, "ubuntu" was one).
+  EXPECT_EQ(f.hosts.size(), 120u);
   EXPECT_FALSE(f.host_index("localhost"));
+  EXPECT_FALSE(f.host_index("ubuntu"));
   ASSERT_EQ(f.leaf_groups.size(), 8u);                               // the eight scalable units
   EXPECT_EQ(f.leaf_groups[0].name, "A09-P1-IBLEAF-01-01 +2 rails");  // its rail-2 leaf is missing
   EXPECT_EQ(f.leaf_groups[0].leaves[2], FabricGraph::null_vertex());
@@ -58,14 +60,33 @@ TEST(TopographDump, QuirksAreReportedNotGuessed) {
   EXPECT_TRUE(
       mentions(f, WarningKind::RailMismatch,
                "b08-p1-dgx-08-c01 HCA-5 (rail 2 by name) is cabled to B09-P1-IBLEAF-04-08, a rail-3 leaf"));
-  // The management hosts sit on rail-2/3 leaves with mlx5_0/1.
-  EXPECT_TRUE(mentions(f, WarningKind::RailMismatch, "ubuntu mlx5_0"));
+  // The UFM server sits on rail-2/3 leaves with mlx5_0/1; "ubuntu" beside it is a default name.
+  EXPECT_TRUE(mentions(f, WarningKind::RailMismatch, "B11-P1-CUFM-02 mlx5_0"));
+  EXPECT_TRUE(mentions(f, WarningKind::DefaultHostName, "5 HCA(s)"));
   EXPECT_TRUE(
       mentions(f, WarningKind::MissingRail, "A09-P1-IBLEAF-01-01 +2 rails (10 hosts) has no leaf on rail 2"));
   EXPECT_TRUE(mentions(f, WarningKind::UnevenUplinks,
                        "A09-P1-IBLEAF-01-02 has 14 uplink(s) where most leaves have 18"));
   EXPECT_EQ(count_warnings(f, WarningKind::Island), 0);
   EXPECT_EQ(count_warnings(f, WarningKind::SwitchLoop), 0);
+}
+
+// The UFM server is a host by its name; --exclude-host takes it out of the compute hosts,
+// and nothing else changes: same tiers, leaf groups and switches.
+TEST(TopographDump, ExcludeHostTakesOutTheUfmServer) {
+  ModelOptions o;
+  o.exclude_host_pattern = "CUFM";
+  const Fabric f = build_fabric(
+      read_ibnetdiscover_file(FF_SOURCE_DIR "/tests/fixtures/topograph-example.ibnetdiscover"), o);
+  EXPECT_EQ(f.hosts.size(), 119u);
+  EXPECT_FALSE(f.host_index("B11-P1-CUFM-02"));
+  EXPECT_EQ(f.tiers, 2);
+  EXPECT_EQ(f.switch_count(SwitchTier::Leaf), 31u);
+  EXPECT_EQ(f.switch_count(SwitchTier::Spine), 9u);
+  EXPECT_EQ(f.leaf_groups.size(), 8u);
+  EXPECT_TRUE(
+      mentions(f, WarningKind::ExcludedHost, "1 host(s) are not compute hosts (--exclude-host 'CUFM')"));
+  EXPECT_FALSE(mentions(f, WarningKind::RailMismatch, "CUFM"));
 }
 
 TEST(TopographDump, NodeNameMapNamesTheUnnamed) {

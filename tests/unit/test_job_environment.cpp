@@ -31,7 +31,7 @@ Fabric lab_fabric(int rails, int storage = 1, int pods = 0) {
   spec.spines = 2;
   spec.rails = rails;
   spec.pods = pods;
-  spec.storage_hcas = storage;
+  spec.extras.storage_hcas = storage > 0;
   ModelOptions options;
   options.compute_hca_pattern = rails == 1 ? "mlx5_0" : "mlx5_[0-" + std::to_string(rails - 1) + "]";
   return build_fabric(read_ibnetdiscover_text(generate_ibnetdiscover(spec), "generated"), options);

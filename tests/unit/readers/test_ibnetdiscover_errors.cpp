@@ -76,7 +76,7 @@ TEST(IbnetdiscoverErrors, BadPortLines) {
 }
 
 TEST(IbnetdiscoverErrors, UnknownRates) {
-  for (const char* rate : {"4xXDR", "4x???", "??HDR", "3xHDR", "4xhdr"}) {
+  for (const char* rate : {"4xGDR", "4x???", "??HDR", "3xHDR", "4xhdr"}) {
     SCOPED_TRACE(rate);
     expect_error(with_line(3, std::string("[1]\t\"H-0000000000000010\"[1](11) \t# \"h\" lid 2 ") + rate), 3,
                  std::string("unknown link rate \"") + rate + "\"");

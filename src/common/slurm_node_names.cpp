@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "common/slurm_node_names.hpp"
+
+#include <fmt/format.h>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/hostlist_expand.hpp"
+
+namespace fabricfit {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_slurm_node_lines(std::string_view text, const std::string& source) {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  std::istringstream in{std::string(text)};
+  std::string line, joined;
+  int number = 0, first_line = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (joined.empty()) first_line = number;
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    if (!line.empty() && line.back() == '\\') {
+      line.pop_back();
+      joined += line + ' ';
+      continue;
+    }
+    joined += line;
+    std::istringstream words(joined);
+    joined.clear();
+    std::string word;
+    while (words >> word) {
+      const auto eq = word.find('=');
+      if (eq == std::string::npos || !iequals(word.substr(0, eq), "NodeName")) continue;
+      const std::string value = word.substr(eq + 1);
+      if (value.empty()) {
+        throw SlurmNodesError(fmt::format("{}:{}: NodeName= without a name", source, first_line));
+      }
+      if (iequals(value, "DEFAULT")) continue;
+      try {
+        for (auto& n : expand_hostlist(value)) {
+          if (seen.insert(n).second) names.push_back(std::move(n));
+        }
+      } catch (const HostlistError& e) {
+        throw SlurmNodesError(fmt::format("{}:{}: NodeName={}: {}", source, first_line, value, e.what()));
+      }
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> load_slurm_nodes(const std::string& spec) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(spec, ec)) {
+    std::ifstream in(spec);
+    if (!in) throw SlurmNodesError(fmt::format("{}: cannot be read", spec));
+    std::stringstream text;
+    text << in.rdbuf();
+    auto names = parse_slurm_node_lines(text.str(), spec);
+    if (names.empty()) throw SlurmNodesError(fmt::format("{}: no NodeName= line names a node", spec));
+    return names;
+  }
+  // A host name has no '/': a path that is not a file is a file gone, not a hostlist.
+  if (spec.find('/') != std::string::npos) throw SlurmNodesError(fmt::format("{}: no such file", spec));
+  try {
+    std::vector<std::string> names;
+    std::set<std::string> seen;
+    for (auto& n : expand_hostlist(spec)) {
+      if (seen.insert(n).second) names.push_back(std::move(n));
+    }
+    return names;
+  } catch (const HostlistError& e) {
+    throw SlurmNodesError(
+        fmt::format("--slurm-nodes '{}' is neither a file nor a hostlist expression: {}", spec, e.what()));
+  }
+}
+
+}  // namespace fabricfit
