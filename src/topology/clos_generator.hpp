@@ -5,7 +5,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "topology/clos_variants.hpp"
 #include "topology/link_rate.hpp"
 
 namespace fabricfit {
@@ -24,6 +26,10 @@ struct ClosSpec {
   std::string host_prefix = "gpu";
   int host_digits = 3;
   int first_host = 1;
+  // Fabrics that are not healthy 1:1 (clos_variants.hpp).
+  double oversubscription = 0;       // leaf hosts : uplinks; 0: --uplinks decides
+  double core_oversubscription = 0;  // three-tier spine downlinks : core uplinks; 0: --core-uplinks
+  std::vector<UplinkDegradation> degraded;
 
   [[nodiscard]] int leaf_groups() const { return (pods > 0 ? pods : 1) * leaves; }
   [[nodiscard]] int host_count() const { return leaf_groups() * hosts_per_leaf; }
