@@ -17,6 +17,7 @@ struct GenerateOptions {
   std::string output;
   bool print_nodes = false;
   bool planes = false;
+  std::vector<std::string> degrade;  // --degrade, one UplinkDegradation each
 };
 
 int run_generate(const GenerateOptions& opt) {
@@ -25,6 +26,7 @@ int run_generate(const GenerateOptions& opt) {
   if (!rate) throw SpecError(fmt::format("--rate '{}' is not WIDTHxSPEED, e.g. 4xHDR", opt.rate));
   spec.rate = *rate;
   if (opt.planes) return write_planes(spec, opt.output, opt.print_nodes);
+  for (const auto& d : opt.degrade) spec.degraded.push_back(parse_uplink_degradation(d));
   const std::string net = generate_ibnetdiscover(spec);
   if (opt.output.empty() || opt.output == "-") {
     fmt::print("{}", net);
@@ -33,6 +35,19 @@ int run_generate(const GenerateOptions& opt) {
   }
   if (opt.print_nodes) fmt::print("{}\n", slurm_node_list(spec));
   return 0;
+}
+
+// Fabrics that are not healthy 1:1: oversubscription and degraded uplinks (clos_variants.hpp).
+void add_variant_options(CLI::App& cmd, GenerateOptions& opt) {
+  cmd.add_option("--oversubscription", opt.spec.oversubscription,
+                 "Leaf hosts per uplink, e.g. 2 for 2:1 (sets --uplinks to hosts-per-leaf / ratio)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--core-oversubscription", opt.spec.core_oversubscription,
+                 "Three-tier: spine downlinks per core uplink, e.g. 2 for 2:1 at the core")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--degrade", opt.degrade,
+                 "Uplinks running below the rate: groups=1,5-7,rail=R,fraction=F,rate=4xEDR (repeatable; "
+                 "groups and rail default to all, fraction to 1)");
 }
 
 }  // namespace
@@ -62,6 +77,7 @@ Action add_generate_command(CLI::App& app) {
   cmd->add_option("--host-prefix", s.host_prefix, "Host name prefix")->capture_default_str();
   cmd->add_option("--host-digits", s.host_digits, "Zero-padded digits in host names")->capture_default_str();
   cmd->add_option("--first-host", s.first_host, "Number of the first host")->capture_default_str();
+  add_variant_options(*cmd, *opt);
   cmd->add_option("-o,--output", opt->output, "Net file to write (default: standard output)");
   cmd->add_flag("--slurm-nodes", opt->print_nodes, "Print the Slurm node list of the hosts");
   add_extras_options(*cmd, s.extras);

@@ -25,6 +25,13 @@ struct ReplayCliOptions {
   int gpus_per_node = 8;
   double target_load = 0;
   double locality_wait_s = 0;
+  double wait_cap_s = 0;
+  double overestimate = 1.0;
+  std::vector<double> comm_shares{0.1, 0.3, 0.5};
+  std::string demand = "time-averaged";
+  std::string routing = "ecmp";
+  bool no_model = false;
+  int seeds = 1;
   int max_jobs = 0;
   std::uint64_t seed = 1;
   bool json = false;
@@ -34,6 +41,15 @@ int run_replay(const ReplayCliOptions& opt) {
   const auto format = parse_trace_format(opt.format);
   if (!format) throw CLI::ValidationError("--format", "must be elasticflow, kalos or openb");
   for (const auto& p : opt.policies) (void)make_policy(p);  // a typo fails before the long part
+  if (opt.demand != "time-averaged" && opt.demand != "peak") {
+    throw CLI::ValidationError("--demand", "must be time-averaged or peak");
+  }
+  if (opt.routing != "ecmp" && opt.routing != "static") {
+    throw CLI::ValidationError("--routing", "must be ecmp or static");
+  }
+  for (double f : opt.comm_shares) {
+    if (!(f >= 0 && f <= 1)) throw CLI::ValidationError("--comm-shares", "each share must be 0 to 1");
+  }
 
   const Fabric fabric = load_fabric(opt.source);
   const LocalityIndex index(fabric);
@@ -59,6 +75,14 @@ int run_replay(const ReplayCliOptions& opt) {
   policy_options.locality_wait_s = opt.locality_wait_s;
   if (!opt.weights.empty()) policy_options.weights = parse_score_weights(opt.weights);
   options.retry_after_s = opt.locality_wait_s;
+  options.seed = opt.seed;
+  options.model.enabled = !opt.no_model;
+  options.model.comm_shares = opt.comm_shares;
+  options.model.demand = opt.demand == "peak" ? DemandMode::Peak : DemandMode::TimeAveraged;
+  options.model.routing = opt.routing == "static" ? UplinkRouting::Static : UplinkRouting::Ecmp;
+  options.wait.cap_s = opt.wait_cap_s;
+  options.wait.overestimate = opt.overestimate;
+  options.fabric = &fabric;
 
   ReplayReport report;
   report.trace = opt.trace;
@@ -75,8 +99,14 @@ int run_replay(const ReplayCliOptions& opt) {
   report.rule_spec = options.rule.to_string();
   report.mix = mix.to_string();
   report.locality_wait_s = opt.locality_wait_s;
+  report.adaptive_wait_cap_s = opt.wait_cap_s;
+  report.overestimate = opt.overestimate;
   report.weights = policy_options.weights.to_string();
-  report.results = replay_policies(index, jobs, opt.policies, frag, options, policy_options);
+  report.model = options.model.describe();
+  report.demand = to_string(options.model.demand);
+  report.routing = to_string(options.model.routing);
+  for (int s = 0; s < opt.seeds; ++s) report.seeds.push_back(opt.seed + static_cast<std::uint64_t>(s));
+  report.results = replay_policies(index, jobs, opt.policies, frag, options, policy_options, opt.seeds);
 
   if (!opt.svg.empty()) write_file_atomically(opt.svg, report_svg(report));
   if (opt.json) {
@@ -111,15 +141,42 @@ Action add_replay_command(CLI::App& app) {
                   "Compress (or stretch) arrival times so that the offered load is this share of the GPUs "
                   "(0: as recorded)")
       ->check(CLI::Range(0.0, 10.0));
-  cmd->add_option("--locality-wait", opt->locality_wait_s,
-                  "Seconds a multi-host job that one leaf group could hold waits for one before it is split "
-                  "(fabricfit, and tree-switches: Slurm's --switches=1@TIME); 0: never waits")
+  cmd->add_option(
+         "--locality-wait", opt->locality_wait_s,
+         "tree-switches: seconds a multi-host job that one leaf group could hold waits for one before "
+         "it is split (Slurm's --switches=1@TIME)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--weights", opt->weights,
                   "fabricfit's score weights, e.g. spine=1,core=4,uplink=2,frag=1 (the default)");
   cmd->add_option("--max-jobs", opt->max_jobs, "Replay only the first N jobs");
-  cmd->add_option("--seed", opt->seed, "Seed of the random policy")->capture_default_str();
+  cmd->add_option(
+         "--wait-cap", opt->wait_cap_s,
+         "fabricfit's adaptive locality wait: a job waits for one leaf group while the run-time model "
+         "says it gains more than it waits, never longer than this many seconds (0: never waits)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--overestimate", opt->overestimate,
+                  "Time limit of a trace job for the adaptive wait: its duration x this")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 100.0));
+  cmd->add_option("--comm-shares", opt->comm_shares,
+                  "Communication shares a multi-host job draws from when the trace has none")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--demand", opt->demand,
+                  "time-averaged (peak x communication share on each uplink bundle) or peak")
+      ->capture_default_str();
+  cmd->add_option("--routing", opt->routing,
+                  "ecmp (even spread over a bundle's uplinks) or static (destination modulo uplinks)")
+      ->capture_default_str();
+  cmd->add_flag("--no-runtime-model", opt->no_model,
+                "Every job runs its trace duration whatever its placement");
+  cmd->add_option("--seeds", opt->seeds, "Replay seeds seed, seed+1, ...: mean and 95 % interval")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 30));
+  cmd->add_option("--seed", opt->seed, "First seed (communication-share draws, random policy)")
+      ->capture_default_str();
   cmd->add_option("--svg", opt->svg, "Also write the comparison as an SVG plot");
   cmd->add_flag("--json", opt->json, "Print JSON");
   return [opt] { return run_replay(*opt); };

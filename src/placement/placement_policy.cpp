@@ -9,8 +9,7 @@
 namespace fabricfit {
 
 std::unique_ptr<PlacementPolicy> make_policy(const std::string& name, const PolicyOptions& options) {
-  if (name == "fabricfit")
-    return std::make_unique<FabricfitSelector>(options.weights, options.locality_wait_s);
+  if (name == "fabricfit") return std::make_unique<FabricfitSelector>(options.weights);
   if (name == "tree") return std::make_unique<TreePolicy>();
   if (name == "tree-switches") return std::make_unique<TreePolicy>(options.locality_wait_s);
   if (name == "firstfit") return std::make_unique<FirstFitPolicy>();

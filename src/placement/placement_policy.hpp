@@ -40,8 +40,9 @@ class PlacementPolicy {
 
 struct PolicyOptions {
   ScoreWeights weights;  // fabricfit
-  // fabricfit and tree-switches: a job small enough for one leaf group that can only be
-  // placed over several now waits up to this long for one (Slurm's --switches=1@TIME).
+  // tree-switches: a job small enough for one leaf group that can only be placed over
+  // several now waits up to this long for one (Slurm's --switches=1@TIME). fabricfit has
+  // no fixed wait: see locality_wait.hpp.
   double locality_wait_s = 0;
   std::uint64_t seed = 1;  // random
 };

@@ -562,12 +562,6 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
     }
   }
   if (!chosen_shape) return std::nullopt;
-  // A job that one leaf group could hold but that must be split now may wait a while for
-  // one: jobs leave all the time, and a split placement stays split for its whole run.
-  if (request.waited_s < locality_wait_s_ && chosen_shape->nodes >= 2 &&
-      chosen_shape->nodes <= ctx.index.largest_leaf_group() && run.min_leaf_groups(chosen_shape->nodes) > 1) {
-    return std::nullopt;
-  }
 
   auto candidates = run.choose(*chosen_shape, request.pattern, alternatives);
   if (candidates.empty()) return std::nullopt;

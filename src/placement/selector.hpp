@@ -24,8 +24,9 @@ struct Decision {
 
 class FabricfitSelector final : public PlacementPolicy {
  public:
-  explicit FabricfitSelector(ScoreWeights weights = {}, double locality_wait_s = 0)
-      : weights_(weights), locality_wait_s_(locality_wait_s) {}
+  // No fixed locality wait: whether a job waits for a better placement is the adaptive
+  // wait's call (locality_wait.hpp), made by the caller from the run-time model.
+  explicit FabricfitSelector(ScoreWeights weights = {}) : weights_(weights) {}
   [[nodiscard]] std::string name() const override { return "fabricfit"; }
   [[nodiscard]] std::optional<Allocation> place(const PlacementContext& ctx,
                                                 const JobRequest& request) override;
@@ -48,7 +49,6 @@ class FabricfitSelector final : public PlacementPolicy {
 
  private:
   ScoreWeights weights_;
-  double locality_wait_s_ = 0;
   Scratch scratch_;
 };
 

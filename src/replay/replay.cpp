@@ -4,29 +4,59 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <future>
 #include <limits>
+#include <map>
 #include <queue>
 
 #include "placement/placement_score.hpp"
 #include "placement/traffic_matrix.hpp"
+#include "replay/replay_metrics.hpp"
 
 namespace fabricfit {
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 struct Departure {
   double at;
   int job;
+  int version;  // a departure whose job was rescheduled since is stale
   friend bool operator>(const Departure& a, const Departure& b) {
     return a.at != b.at ? a.at > b.at : a.job > b.job;
   }
+};
+
+// A running job's progress: `work_s` of uncontended run time left at `since`, going at
+// 1/slowdown.
+struct Running {
+  double work_s = 0;
+  double since = 0;
+  double slowdown = 1;
+  double comm_share = 0;
+  int version = 0;
+  std::vector<BundleDemand> demand;  // as counted on the bundles (x f when time-averaged)
+};
+
+// Hosts a waiting job expects, until when.
+struct Reservation {
+  int job;
+  double ready_s;
+  std::vector<int> hosts;
 };
 
 class Simulation {
  public:
   Simulation(const LocalityIndex& index, const std::vector<TraceJob>& jobs, PlacementPolicy& policy,
              const FragModel& frag, const ReplayOptions& options)
-      : index_(index), jobs_(jobs), policy_(policy), frag_(frag), options_(options), router_(index) {
+      : index_(index),
+        jobs_(jobs),
+        policy_(policy),
+        frag_(frag),
+        options_(options),
+        router_(index),
+        bundles_(index, options.model.routing, options.fabric),
+        sharing_(bundles_),
+        adaptive_(options.wait.cap_s > 0 && policy.name() == "fabricfit") {
     gpus_ = GpuState::uniform(index.host_count(), options.node_gpus);
     for (int h = 0; h < index.host_count(); ++h) {
       if (index.leaf_group_of(h) < 0) gpus_.total[h] = gpus_.free[h] = 0;  // never placed on
@@ -36,25 +66,36 @@ class Simulation {
     }
     allocations_.resize(jobs.size());
     start_.assign(jobs.size(), -1.0);
+    end_.assign(jobs.size(), -1.0);
+    running_.resize(jobs.size());
+    host_jobs_.resize(index.host_count());
+    host_free_at_.assign(index.host_count(), 0.0);
+    predicted_end_.assign(jobs.size(), 0.0);
   }
 
   ReplayResult run() {
     result_.policy = policy_.name();
+    result_.seed = options_.seed;
     if (jobs_.empty()) return result_;
     const double t0 = jobs_.front().submit_s;
-    double t_prev = t0, frag_now = 0, frag_integral = 0, busy_gpu_seconds = 0;
+    double t_prev = t0, frag_now = 0, frag_integral = 0, idle_fit_gpu_s = 0, over_s = 0;
     std::size_t next = 0;
-    while (next < jobs_.size() || !running_.empty() || !retries_.empty()) {
-      double t = next < jobs_.size() ? jobs_[next].submit_s : std::numeric_limits<double>::infinity();
-      if (!running_.empty()) t = std::min(t, running_.top().at);
+    while (next < jobs_.size() || !departures_.empty() || !retries_.empty()) {
+      double t = next < jobs_.size() ? jobs_[next].submit_s : kInf;
+      if (!departures_.empty()) t = std::min(t, departures_.top().at);
       if (!retries_.empty()) t = std::min(t, retries_.top());
       while (!retries_.empty() && retries_.top() <= t) retries_.pop();
-      frag_integral += frag_now * (t - t_prev);
+      const double dt = t - t_prev;
+      frag_integral += frag_now * dt;
+      idle_fit_gpu_s += idle_fit_now_ * dt;
+      over_s += sharing_.over_capacity() * dt;
       t_prev = t;
       bool changed = false;
-      while (!running_.empty() && running_.top().at <= t) {
-        release(running_.top().job);
-        running_.pop();
+      while (!departures_.empty() && departures_.top().at <= t) {
+        const Departure d = departures_.top();
+        departures_.pop();
+        if (d.version != running_[d.job].version) continue;
+        finish(d.job, t);
         changed = true;
       }
       while (next < jobs_.size() && jobs_[next].submit_s <= t) {
@@ -63,53 +104,75 @@ class Simulation {
           ++result_.unplaceable;
         } else {
           pending_.push_back(static_cast<int>(next));
+          ++pending_sizes_[j.gpus()];
           if (options_.retry_after_s > 0 && j.nodes >= 2) retries_.push(j.submit_s + options_.retry_after_s);
         }
         ++next;
       }
       changed |= schedule(t);
       if (changed) frag_now = measure_fragmentation(index_, gpus_, frag_).frag;
-      if (running_.empty() && next >= jobs_.size() && retries_.empty()) break;  // the rest never starts
+      idle_fit_now_ = idle_while_fit();
+      if (departures_.empty() && next >= jobs_.size() && retries_.empty()) break;  // the rest never starts
     }
     result_.unplaceable += static_cast<int>(pending_.size());
 
-    std::vector<double> waits;
-    double end = t0, multi_wait = 0;
-    int multi = 0;
+    double end = t0, busy_gpu_seconds = 0;
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       if (start_[i] < 0) continue;
-      waits.push_back(start_[i] - jobs_[i].submit_s);
-      if (jobs_[i].nodes >= 2) {
-        multi_wait += waits.back();
-        ++multi;
-      }
-      end = std::max(end, start_[i] + jobs_[i].duration_s);
-      busy_gpu_seconds += jobs_[i].duration_s * jobs_[i].gpus();
+      end = std::max(end, end_[i]);
+      busy_gpu_seconds += (end_[i] - start_[i]) * jobs_[i].gpus();
     }
-    result_.jobs = static_cast<int>(waits.size());
     result_.makespan_s = end - t0;
     result_.frag_mean = end > t0 ? frag_integral / (end - t0) : 0.0;
-    if (!waits.empty()) {
-      double sum = 0;
-      for (double w : waits) sum += w;
-      result_.wait_mean_s = sum / static_cast<double>(waits.size());
-      std::sort(waits.begin(), waits.end());
-      result_.wait_p95_s =
-          waits[static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(waits.size()))) - 1];
-    }
-    result_.wait_mean_multi_s = multi > 0 ? multi_wait / multi : 0.0;
+    result_.idle_while_fit_gpu_hours = idle_fit_gpu_s / 3600;
+    result_.uplink_over_capacity_s = over_s;
     result_.split_share =
         result_.one_group_jobs > 0 ? static_cast<double>(result_.split_jobs) / result_.one_group_jobs : 0.0;
     result_.gpu_utilisation =
         result_.makespan_s > 0 ? busy_gpu_seconds / (static_cast<double>(cluster_gpus_) * result_.makespan_s)
                                : 0.0;
     result_.decision_us_mean = result_.decisions > 0 ? decision_seconds_ * 1e6 / result_.decisions : 0.0;
+    fill_job_metrics(jobs_, start_, end_, index_.largest_leaf_group(), result_);
     return result_;
   }
 
  private:
+  // Free GPUs that queued jobs could fill by count: what is idle while such a job waits.
+  [[nodiscard]] double idle_while_fit() const {
+    long fit = 0;
+    for (const auto& [g, n] : pending_sizes_) {
+      if (g > free_gpus_) break;
+      fit += static_cast<long>(g) * n;
+      if (fit >= free_gpus_) break;
+    }
+    return static_cast<double>(std::min(fit, free_gpus_));
+  }
+
+  // Reserved hosts this job may not use: those of reservations it would not end in time for.
+  // mask_key_ names the set left out, so that a failure is remembered per set and the mask
+  // is only rebuilt when the set changes.
+  std::span<const std::uint8_t> mask_for(int i, double t) {
+    mask_key_ = 0;
+    if (reservations_.empty()) return {};
+    const double end = t + jobs_[i].duration_s * options_.wait.overestimate;
+    for (const Reservation& r : reservations_) {
+      if (r.job == i || end <= r.ready_s) continue;
+      mask_key_ = mask_key_ * 1000003ULL + static_cast<std::uint64_t>(r.job) + 1;
+    }
+    if (mask_key_ == 0) return {};
+    if (mask_key_ != built_key_ || mask_.empty()) {
+      mask_.assign(index_.host_count(), 1);
+      for (const Reservation& r : reservations_) {
+        if (r.job == i || end <= r.ready_s) continue;
+        for (int h : r.hosts) mask_[h] = 0;
+      }
+      built_key_ = mask_key_;
+    }
+    return mask_;
+  }
+
   // One pass over the queue in FIFO order. Shapes that failed in this pass are not tried
-  // again in it: the cluster only fills up until the pass ends.
+  // again in it with the same hosts allowed: the cluster only fills up until the pass ends.
   bool schedule(double t) {
     bool changed = false;
     failed_.clear();
@@ -117,7 +180,8 @@ class Simulation {
     for (std::size_t q = 0; q < pending_.size(); ++q) {
       const int i = pending_[q];
       const TraceJob& job = jobs_[i];
-      const std::pair<int, int> shape{job.nodes, job.gpus_per_node};
+      const auto allowed = mask_for(i, t);
+      const std::tuple<int, int, std::uint64_t> shape{job.nodes, job.gpus_per_node, mask_key_};
       if (job.gpus() > free_gpus_ || std::find(failed_.begin(), failed_.end(), shape) != failed_.end()) {
         pending_[kept++] = i;
         continue;
@@ -128,7 +192,7 @@ class Simulation {
       request.pattern = options_.rule.pattern_for(job);
       request.waited_s = t - job.submit_s;
       const auto started = std::chrono::steady_clock::now();
-      auto a = policy_.place(PlacementContext{index_, gpus_, frag_}, request);
+      auto a = policy_.place(PlacementContext{index_, gpus_, frag_, allowed}, request);
       decision_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       ++result_.decisions;
       if (!a) {
@@ -136,21 +200,67 @@ class Simulation {
         pending_[kept++] = i;
         continue;
       }
-      start(i, std::move(*a), request.pattern, t);
+      const TrafficMatrix traffic = TrafficMatrix::build(request.pattern, a->gpus);
+      std::vector<BundleDemand> demand =
+          job.nodes >= 2 ? bundles_.demand(traffic, a->hosts) : std::vector<BundleDemand>{};
+      const double f =
+          options_.model.enabled ? comm_share_of(job, options_.model.comm_shares, options_.seed) : 0.0;
+      if (options_.model.demand == DemandMode::TimeAveraged) {
+        for (BundleDemand& d : demand) d.gbps *= f;
+      }
+      if (f <= 0) demand.clear();
+      if (adaptive_ && should_wait(i, *a, demand, f, t)) {
+        pending_[kept++] = i;
+        continue;
+      }
+      if (std::erase_if(reservations_, [&](const Reservation& r) { return r.job == i; }) > 0) built_key_ = 0;
+      start(i, std::move(*a), traffic, std::move(demand), f, t);
       changed = true;
     }
     pending_.resize(kept);
     return changed;
   }
 
-  void start(int i, Allocation a, const CommPattern& pattern, double t) {
+  // The adaptive locality wait for a multi-host job that one leaf group could hold.
+  bool should_wait(int i, const Allocation& a, const std::vector<BundleDemand>& demand, double f, double t) {
+    const TraceJob& job = jobs_[i];
+    if (job.nodes < 2 || job.nodes > index_.largest_leaf_group()) return false;
+    int first = index_.leaf_group_of(a.hosts.front());
+    bool split = false;
+    for (int h : a.hosts) split |= index_.leaf_group_of(h) != first;
+    if (!split) return false;
+    const double s_now = slowdown(f, sharing_.rho_if_added(demand));
+    const GroupReadiness target =
+        earliest_group(index_, gpus_, host_free_at_, job.nodes, job.gpus_per_node, t, mask_for(i, t));
+    const WaitAdvice advice = advise_locality_wait(job.duration_s * options_.wait.overestimate, s_now, 1.0,
+                                                   target, t, t - job.submit_s, options_.wait);
+    if (!advice.wait) return false;
+    std::erase_if(reservations_, [&](const Reservation& r) { return r.job == i; });
+    reservations_.push_back(Reservation{i, target.ready_s, target.hosts});
+    built_key_ = 0;
+    if (!waited_[i]) {
+      waited_[i] = true;
+      ++result_.locality_waits;
+    }
+    retries_.push(advice.until_s);
+    return true;
+  }
+
+  void start(int i, Allocation a, const TrafficMatrix& traffic, std::vector<BundleDemand> demand, double f,
+             double t) {
     const TraceJob& job = jobs_[i];
     for (std::size_t k = 0; k < a.hosts.size(); ++k) {
       gpus_.free[a.hosts[k]] -= a.gpus[k];
       free_gpus_ -= a.gpus[k];
     }
+    if (--pending_sizes_[job.gpus()] == 0) pending_sizes_.erase(job.gpus());
+    predicted_end_[i] = t + job.duration_s * options_.wait.overestimate;
+    for (int h : a.hosts) {
+      host_jobs_[h].push_back(i);
+      host_free_at_[h] = std::max(host_free_at_[h], predicted_end_[i]);
+    }
     if (job.nodes >= 2) {
-      const PlacementScore s = router_.route_hosts(TrafficMatrix::build(pattern, a.gpus), a.hosts);
+      const PlacementScore s = router_.route_hosts(traffic, a.hosts);
       const double volume = options_.rule.volume_gb(job);
       result_.cross_spine_gb += s.spine_bytes * volume;
       result_.cross_core_gb += s.core_bytes * volume;
@@ -161,14 +271,56 @@ class Simulation {
     }
     start_[i] = t;
     allocations_[i] = std::move(a);
-    running_.push(Departure{t + job.duration_s, i});
+    Running& r = running_[i];
+    r.work_s = job.duration_s;
+    r.since = t;
+    r.comm_share = f;
+    r.demand = std::move(demand);
+    changed_.clear();
+    sharing_.add(i, r.demand, changed_);
+    r.slowdown = slowdown(f, sharing_.rho(r.demand));
+    departures_.push(Departure{t + r.work_s * r.slowdown, i, r.version});
+    reshare(i, t);
   }
 
-  void release(int i) {
+  void finish(int i, double t) {
     const Allocation& a = allocations_[i];
     for (std::size_t k = 0; k < a.hosts.size(); ++k) {
       gpus_.free[a.hosts[k]] += a.gpus[k];
       free_gpus_ += a.gpus[k];
+      auto& on = host_jobs_[a.hosts[k]];
+      std::erase(on, i);
+      double latest = 0;
+      for (int j : on) latest = std::max(latest, predicted_end_[j]);
+      host_free_at_[a.hosts[k]] = latest;
+    }
+    end_[i] = t;
+    Running& r = running_[i];
+    ++r.version;
+    changed_.clear();
+    sharing_.remove(i, r.demand, changed_);
+    reshare(i, t);
+  }
+
+  // Jobs on the bundles whose sharing changed progress at their new pace from now on.
+  void reshare(int except, double t) {
+    touched_.clear();
+    for (int b : changed_) {
+      for (const auto& [j, gbps] : sharing_.jobs_on(b)) {
+        if (j != except) touched_.push_back(j);
+      }
+    }
+    std::sort(touched_.begin(), touched_.end());
+    touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+    for (int j : touched_) {
+      Running& r = running_[j];
+      const double s = slowdown(r.comm_share, sharing_.rho(r.demand));
+      if (std::abs(s - r.slowdown) < 1e-12) continue;
+      r.work_s = std::max(0.0, r.work_s - (t - r.since) / r.slowdown);
+      r.since = t;
+      r.slowdown = s;
+      ++r.version;
+      departures_.push(Departure{t + r.work_s * s, j, r.version});
     }
   }
 
@@ -178,15 +330,27 @@ class Simulation {
   const FragModel& frag_;
   const ReplayOptions& options_;
   TrafficRouter router_;
+  UplinkBundles bundles_;
+  BandwidthSharing sharing_;
+  bool adaptive_;
   GpuState gpus_;
   int placeable_hosts_ = 0;
   long free_gpus_ = 0;
   long cluster_gpus_ = 0;
   std::vector<Allocation> allocations_;
-  std::vector<double> start_;
+  std::vector<double> start_, end_, predicted_end_, host_free_at_;
+  std::vector<Running> running_;
+  std::vector<std::vector<int>> host_jobs_;
   std::vector<int> pending_;
-  std::vector<std::pair<int, int>> failed_;
-  std::priority_queue<Departure, std::vector<Departure>, std::greater<>> running_;
+  std::map<int, int> pending_sizes_;  // GPUs -> queued jobs of that size
+  double idle_fit_now_ = 0;
+  std::vector<std::tuple<int, int, std::uint64_t>> failed_;
+  std::uint64_t mask_key_ = 0, built_key_ = 0;
+  std::vector<Reservation> reservations_;
+  std::vector<std::uint8_t> mask_;
+  std::map<int, bool> waited_;
+  std::vector<int> changed_, touched_;
+  std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
   std::priority_queue<double, std::vector<double>, std::greater<>> retries_;
   double decision_seconds_ = 0;
   ReplayResult result_;
@@ -197,47 +361,6 @@ class Simulation {
 ReplayResult replay_trace(const LocalityIndex& index, const std::vector<TraceJob>& jobs,
                           PlacementPolicy& policy, const FragModel& frag, const ReplayOptions& options) {
   return Simulation(index, jobs, policy, frag, options).run();
-}
-
-std::vector<ReplayResult> replay_policies(const LocalityIndex& index, const std::vector<TraceJob>& jobs,
-                                          const std::vector<std::string>& policies, const FragModel& frag,
-                                          const ReplayOptions& options, const PolicyOptions& policy_options) {
-  std::vector<std::unique_ptr<PlacementPolicy>> made;
-  made.reserve(policies.size());
-  for (const auto& name : policies) made.push_back(make_policy(name, policy_options));
-  std::vector<ReplayResult> results(policies.size());
-  // Two at a time: the machines this runs on are small and shared.
-  for (std::size_t i = 0; i < made.size(); i += 2) {
-    auto first =
-        std::async(std::launch::async, [&, i] { return replay_trace(index, jobs, *made[i], frag, options); });
-    if (i + 1 < made.size()) results[i + 1] = replay_trace(index, jobs, *made[i + 1], frag, options);
-    results[i] = first.get();
-  }
-  return results;
-}
-
-WorkloadMix workload_mix_of(const std::vector<TraceJob>& jobs) {
-  std::vector<JobClass> classes;
-  classes.reserve(jobs.size());
-  for (const TraceJob& j : jobs) {
-    classes.push_back(JobClass{j.nodes, j.gpus_per_node, static_cast<double>(j.gpus())});
-  }
-  return WorkloadMix(classes);
-}
-
-double offered_load(const std::vector<TraceJob>& jobs, long cluster_gpus) {
-  if (jobs.size() < 2 || cluster_gpus <= 0) return 0;
-  double work = 0;
-  for (const TraceJob& j : jobs) work += j.duration_s * j.gpus();
-  const double span = jobs.back().submit_s - jobs.front().submit_s;
-  return span > 0 ? work / (span * static_cast<double>(cluster_gpus)) : 0.0;
-}
-
-std::vector<TraceJob> compress_arrivals(std::vector<TraceJob> jobs, double factor) {
-  if (jobs.empty() || factor <= 0) return jobs;
-  const double t0 = jobs.front().submit_s;
-  for (TraceJob& j : jobs) j.submit_s = t0 + (j.submit_s - t0) / factor;
-  return jobs;
 }
 
 }  // namespace fabricfit

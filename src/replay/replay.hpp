@@ -1,31 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// An event-driven replay of a job trace through a placement policy: arrivals join a FIFO
-// queue; at every event the queue is scanned in order and each job that fits now starts
-// (a job that does not fit is skipped, not waited for: backfill-like skipping without
-// reservations); departures free their GPUs. Every policy sees the same arrival stream.
+// An event-driven replay of a job trace through a placement policy, with run times from
+// placement: arrivals join a FIFO queue; at every event the queue is scanned in order
+// and each job that fits now starts (a job that does not fit is skipped: backfill-like
+// skipping); a running job progresses at 1/slowdown of its uncontended pace, the
+// slowdown coming from the bandwidth it gets on the uplinks it shares with other jobs
+// (runtime_model.hpp). Every policy sees the same arrival stream. docs/placement.md.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "placement/fragmentation.hpp"
 #include "placement/locality_index.hpp"
+#include "placement/locality_wait.hpp"
 #include "placement/placement_policy.hpp"
+#include "placement/runtime_model.hpp"
 #include "replay/pattern_rule.hpp"
 #include "replay/trace_reader.hpp"
 
 namespace fabricfit {
 
+struct RuntimeModelOptions {
+  bool enabled = true;  // false: every job runs its trace duration (the old replay)
+  // A multi-host job's communication share when the trace has none: one of these, drawn
+  // per job from a hash of its id and the seed (the same under every policy).
+  std::vector<double> comm_shares{0.1, 0.3, 0.5};
+  DemandMode demand = DemandMode::TimeAveraged;
+  UplinkRouting routing = UplinkRouting::Ecmp;
+  [[nodiscard]] std::string describe() const;
+};
+
 struct ReplayOptions {
   int node_gpus = 8;  // every host of the fabric
   PatternRule rule;
-  // A policy that holds jobs back for a while (fabricfit's locality wait) is asked again
-  // when this much time has passed since a job's arrival, even if nothing else happens.
+  // tree-switches (a fixed locality wait) is asked again when this much time has passed
+  // since a job's arrival, even if nothing else happens.
   double retry_after_s = 0;
+  RuntimeModelOptions model;
+  std::uint64_t seed = 1;  // communication-share draws
+  // fabricfit's adaptive locality wait (cap 0: off).
+  LocalityWaitSettings wait;
+  // Cables per rail for static routing (optional; see UplinkBundles).
+  const Fabric* fabric = nullptr;
+};
+
+// Job classes by width: one host; several hosts that one leaf group could hold; wider.
+enum class JobWidth { All = 0, OneHost = 1, WithinGroup = 2, Wider = 3 };
+inline constexpr std::array<const char*, 4> kJobClassNames{"all", "one_host", "within_group", "wider"};
+
+struct ClassMetrics {
+  int jobs = 0;
+  double jct_mean_s = 0;  // completion time: wait + run
+  double jct_p95_s = 0;
+  double gpu_hours = 0;  // GPUs x modelled run time
+  double wait_gpu_weighted_s = 0;
+  double wait_p95_s = 0;
+  double bounded_slowdown_mean = 0;  // max(1, jct / max(uncontended run, 10 s))
 };
 
 struct ReplayResult {
   std::string policy;
+  std::uint64_t seed = 1;
   int jobs = 0;               // placed (and so completed)
   int unplaceable = 0;        // wider than the fabric: never placed
   double cross_spine_gb = 0;  // sum over jobs of spine bytes per unit x the rule's volume
@@ -33,26 +70,41 @@ struct ReplayResult {
   int one_group_jobs = 0;  // multi-host jobs small enough for one leaf group...
   int split_jobs = 0;      // ...of which placed over more than one
   double split_share = 0;
-  double frag_mean = 0;  // time-weighted over the replay
+  double frag_mean = 0;  // time-weighted over the replay (a diagnostic)
   double wait_mean_s = 0;
   double wait_p95_s = 0;
-  double wait_mean_multi_s = 0;  // multi-host jobs only: what a locality wait costs them
+  double wait_mean_multi_s = 0;  // multi-host jobs only
   double makespan_s = 0;         // first arrival to last departure
   double gpu_utilisation = 0;    // busy GPU-seconds / (GPUs x makespan)
   long decisions = 0;            // place() calls
   double decision_us_mean = 0;
+  // What users feel.
+  std::array<ClassMetrics, 4> classes{};  // indexed by JobWidth
+  // GPU-hours left idle while queued jobs that fit the free GPUs by count could not start:
+  // the integral of min(free GPUs, GPUs of those jobs).
+  double idle_while_fit_gpu_hours = 0;
+  double uplink_over_capacity_s = 0;  // bundle-seconds with demand above capacity
+  double slowed_jobs_share = 0;       // of the jobs, slowed by more than 1 %
+  int locality_waits = 0;             // jobs that waited for a leaf group (adaptive wait)
 };
 
 [[nodiscard]] ReplayResult replay_trace(const LocalityIndex& index, const std::vector<TraceJob>& jobs,
                                         PlacementPolicy& policy, const FragModel& frag,
                                         const ReplayOptions& options);
 
-// Runs each policy on its own copy of the cluster (two at a time), results in the order given.
-[[nodiscard]] std::vector<ReplayResult> replay_policies(const LocalityIndex& index,
-                                                        const std::vector<TraceJob>& jobs,
-                                                        const std::vector<std::string>& policies,
-                                                        const FragModel& frag, const ReplayOptions& options,
-                                                        const PolicyOptions& policy_options = {});
+// Each policy for each seed (seed, seed+1, ...) on its own copy of the cluster, two at a
+// time; results[policy][seed].
+[[nodiscard]] std::vector<std::vector<ReplayResult>> replay_policies(
+    const LocalityIndex& index, const std::vector<TraceJob>& jobs, const std::vector<std::string>& policies,
+    const FragModel& frag, const ReplayOptions& options, const PolicyOptions& policy_options = {},
+    int seeds = 1);
+
+// A multi-host job's communication share: the trace's, else a draw over `shares` by a
+// hash of its id and the seed; 0 for a one-host job.
+[[nodiscard]] double comm_share_of(const TraceJob& job, const std::vector<double>& shares,
+                                   std::uint64_t seed);
+
+[[nodiscard]] JobWidth job_class_of(const TraceJob& job, int largest_leaf_group);
 
 // The workload's job sizes, weighted by GPU demand (jobs x GPUs): what fragmentation is
 // measured against.

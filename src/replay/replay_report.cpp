@@ -6,8 +6,23 @@
 #include <filesystem>
 #include <functional>
 
+#include "replay/replay_metrics.hpp"
+
 namespace fabricfit {
 namespace {
+
+// Every figure of a policy over its seeds.
+std::vector<double> over_seeds(const std::vector<ReplayResult>& runs,
+                               const std::function<double(const ReplayResult&)>& f) {
+  std::vector<double> v;
+  v.reserve(runs.size());
+  for (const auto& r : runs) v.push_back(f(r));
+  return v;
+}
+
+double mean_of(const std::vector<ReplayResult>& runs, const std::function<double(const ReplayResult&)>& f) {
+  return interval_of(over_seeds(runs, f)).mean;
+}
 
 struct Metric {
   const char* key;
@@ -18,27 +33,35 @@ struct Metric {
 
 const std::vector<Metric>& metrics() {
   static const std::vector<Metric> m = {
-      {"cross_spine_bytes", "Cross-spine traffic", "TB",
-       [](const ReplayResult& r) { return r.cross_spine_gb / 1000; }},
+      {"wider/within_group jct", "Multi-host completion (mean)", "h",
+       [](const ReplayResult& r) {
+         const auto& a = r.classes[2];
+         const auto& b = r.classes[3];
+         const int n = a.jobs + b.jobs;
+         return n > 0 ? (a.jct_mean_s * a.jobs + b.jct_mean_s * b.jobs) / n / 3600 : 0.0;
+       }},
+      {"all.gpu_hours", "GPU-hours", "k",
+       [](const ReplayResult& r) { return r.classes[0].gpu_hours / 1000; }},
+      {"all.wait_p95_s", "Queue wait (p95)", "h",
+       [](const ReplayResult& r) { return r.classes[0].wait_p95_s / 3600; }},
+      {"idle_while_fit_gpu_hours", "Idle while a job fit", "k GPU-h",
+       [](const ReplayResult& r) { return r.idle_while_fit_gpu_hours / 1000; }},
       {"split_share", "Jobs split over leaf groups", "%",
        [](const ReplayResult& r) { return r.split_share * 100; }},
-      {"frag_mean", "Fragmentation (mean)", "%", [](const ReplayResult& r) { return r.frag_mean * 100; }},
-      {"wait_mean_s", "Queue wait (mean)", "h", [](const ReplayResult& r) { return r.wait_mean_s / 3600; }},
-      {"makespan_s", "Makespan", "days", [](const ReplayResult& r) { return r.makespan_s / 86400; }},
   };
   return m;
 }
 
-const ReplayResult* find(const ReplayReport& r, const std::string& policy) {
+const std::vector<ReplayResult>* find(const ReplayReport& r, const std::string& policy) {
   for (const auto& x : r.results) {
-    if (x.policy == policy) return &x;
+    if (!x.empty() && x.front().policy == policy) return &x;
   }
   return nullptr;
 }
 
 std::string ratio(double a, double b) {
   if (b == 0) return a == 0 ? "1.00x" : "n/a";
-  return fmt::format("{:.2f}x", a / b);
+  return fmt::format("{:.3f}x", a / b);
 }
 
 std::string xml_escape(const std::string& s) {
@@ -62,7 +85,53 @@ std::string fmt_value(double v) {
   return fmt::format("{:.2f}", v);
 }
 
+const char* const kClassFigures[] = {
+    "jobs",       "jct_mean_s",           "jct_p95_s", "gpu_hours", "wait_gpu_weighted_s",
+    "wait_p95_s", "bounded_slowdown_mean"};
+
+double class_figure(const ClassMetrics& c, int k) {
+  switch (k) {
+    case 0: return c.jobs;
+    case 1: return c.jct_mean_s;
+    case 2: return c.jct_p95_s;
+    case 3: return c.gpu_hours;
+    case 4: return c.wait_gpu_weighted_s;
+    case 5: return c.wait_p95_s;
+    default: return c.bounded_slowdown_mean;
+  }
+}
+
+const char* const kClusterFigures[] = {"idle_while_fit_gpu_hours", "uplink_over_capacity_s",
+                                       "cross_spine_bytes", "split_share"};
+
+double cluster_figure(const ReplayResult& r, int k) {
+  switch (k) {
+    case 0: return r.idle_while_fit_gpu_hours;
+    case 1: return r.uplink_over_capacity_s;
+    case 2: return r.cross_spine_gb * 1e9;
+    default: return r.split_share;
+  }
+}
+
+nlohmann::json figure_json(const std::vector<double>& v) {
+  if (v.size() == 1) return v.front();
+  const Interval iv = interval_of(v);
+  return {{"mean", iv.mean}, {"lo", iv.lo}, {"hi", iv.hi}};
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, double>> report_figures(const ReplayResult& r) {
+  std::vector<std::pair<std::string, double>> out;
+  for (int c = 0; c < 4; ++c) {
+    for (int k = 0; k < 7; ++k) {
+      out.emplace_back(fmt::format("{}.{}", kJobClassNames[c], kClassFigures[k]),
+                       class_figure(r.classes[c], k));
+    }
+  }
+  for (int k = 0; k < 4; ++k) out.emplace_back(kClusterFigures[k], cluster_figure(r, k));
+  return out;
+}
 
 std::string report_text(const ReplayReport& r) {
   std::string out;
@@ -74,40 +143,67 @@ std::string report_text(const ReplayReport& r) {
   out += fmt::format("patterns: {}\n", r.rule);
   out += fmt::format("rule:     --pattern-rule {}\n", r.rule_spec);
   out += fmt::format("mix:      {} (fragmentation is measured against it)\n", r.mix);
-  out += fmt::format(
-      "wait:     {}\n\n",
-      r.locality_wait_s > 0
-          ? fmt::format("fabricfit and tree-switches hold a multi-host job that one leaf group could "
-                        "hold for up to {:g} s before splitting it",
-                        r.locality_wait_s)
-          : std::string("no locality wait: every policy starts a job as soon as it fits"));
-  out += fmt::format("{:<14} {:>6} {:>19} {:>12} {:>10} {:>12} {:>11} {:>11} {:>11} {:>6}\n", "policy",
-                     "jobs", "cross_spine_bytes", "split_share", "frag_mean", "wait_mean_s", "wait_p95_s",
-                     "wait_multi", "makespan_s", "util");
-  for (const auto& x : r.results) {
-    out += fmt::format(
-        "{:<14} {:>6} {:>16.4g} GB {:>12.3f} {:>10.3f} {:>12.0f} {:>11.0f} {:>11.0f} {:>11.0f} {:>6.3f}\n",
-        x.policy, x.jobs, x.cross_spine_gb, x.split_share, x.frag_mean, x.wait_mean_s, x.wait_p95_s,
-        x.wait_mean_multi_s, x.makespan_s, x.gpu_utilisation);
-  }
-  out += fmt::format("\n(split_share: of {} multi-host jobs that fit one leaf group; decisions: ",
-                     r.results.empty() ? 0 : r.results.front().one_group_jobs);
-  for (std::size_t i = 0; i < r.results.size(); ++i) {
-    out += fmt::format("{}{} {:.1f} us", i ? ", " : "", r.results[i].policy, r.results[i].decision_us_mean);
-  }
-  out += " mean)\n";
-  if (const ReplayResult* tree = find(r, "tree")) {
-    out += "\nrelative to tree      cross_spine  split_share  frag_mean  wait_mean  wait_multi  makespan\n";
-    for (const auto& x : r.results) {
-      if (x.policy == "tree") continue;
+  out += fmt::format("run time: {}\n", r.model);
+  out += fmt::format("seeds:    {}{}\n", r.seeds.size(),
+                     r.seeds.size() > 1 ? " (mean, and +- the 95 % interval's half width)" : "");
+  std::string wait = r.adaptive_wait_cap_s > 0
+                         ? fmt::format(
+                               "fabricfit waits for one leaf group while the model says it gains (cap "
+                               "{:g} s, time limit = duration x {:g})",
+                               r.adaptive_wait_cap_s, r.overestimate)
+                         : std::string("fabricfit never waits for a leaf group");
+  if (r.locality_wait_s > 0) wait += fmt::format("; tree-switches waits up to {:g} s", r.locality_wait_s);
+  out += fmt::format("wait:     {}\n\n", wait);
+
+  out += fmt::format("{:<14} {:<13} {:>6} {:>13} {:>13} {:>11} {:>13} {:>12} {:>7}\n", "policy", "class",
+                     "jobs", "jct_mean_s", "jct_p95_s", "gpu_hours", "wait_gpu_wtd", "wait_p95_s", "bsld");
+  const auto cell = [](const std::vector<ReplayResult>& runs, int c, int k) {
+    const Interval iv =
+        interval_of(over_seeds(runs, [&](const ReplayResult& x) { return class_figure(x.classes[c], k); }));
+    const double half = (iv.hi - iv.lo) / 2;
+    return half > 0 ? fmt::format("{:.0f}+-{:.0f}", iv.mean, half) : fmt::format("{:.0f}", iv.mean);
+  };
+  for (const auto& runs : r.results) {
+    if (runs.empty()) continue;
+    for (int c = 0; c < 4; ++c) {
       out += fmt::format(
-          "{:<20} {:>12} {:>12} {:>10} {:>10} {:>11} {:>9}\n", x.policy,
-          ratio(x.cross_spine_gb, tree->cross_spine_gb), ratio(x.split_share, tree->split_share),
-          ratio(x.frag_mean, tree->frag_mean), ratio(x.wait_mean_s, tree->wait_mean_s),
-          ratio(x.wait_mean_multi_s, tree->wait_mean_multi_s), ratio(x.makespan_s, tree->makespan_s));
+          "{:<14} {:<13} {:>6} {:>13} {:>13} {:>11} {:>13} {:>12} {:>7.2f}\n",
+          c == 0 ? runs.front().policy : "", kJobClassNames[c], cell(runs, c, 0), cell(runs, c, 1),
+          cell(runs, c, 2), cell(runs, c, 3), cell(runs, c, 4), cell(runs, c, 5),
+          mean_of(runs, [&](const ReplayResult& x) { return x.classes[c].bounded_slowdown_mean; }));
     }
-    out += fmt::format("{:<20} {:>12} {:>12} {:>10} {:>10}\n", "target (fabricfit)", "<= 0.60x", "<= 0.50x",
-                       "<= 0.60x", "<= 1.02x");
+  }
+  out += fmt::format("\n{:<14} {:>14} {:>14} {:>12} {:>9} {:>9} {:>8} {:>7} {:>7} {:>9}\n", "policy",
+                     "idle_fit_gpu_h", "over_cap_s", "spine_GB", "split", "frag", "slowed", "waits", "util",
+                     "dec_us");
+  for (const auto& runs : r.results) {
+    if (runs.empty()) continue;
+    const auto m = [&](auto f) { return mean_of(runs, f); };
+    out += fmt::format(
+        "{:<14} {:>14.0f} {:>14.0f} {:>12.4g} {:>9.3f} {:>9.3f} {:>8.3f} {:>7.0f} {:>7.3f} {:>9.1f}\n",
+        runs.front().policy, m([](const ReplayResult& x) { return x.idle_while_fit_gpu_hours; }),
+        m([](const ReplayResult& x) { return x.uplink_over_capacity_s; }),
+        m([](const ReplayResult& x) { return x.cross_spine_gb; }),
+        m([](const ReplayResult& x) { return x.split_share; }),
+        m([](const ReplayResult& x) { return x.frag_mean; }),
+        m([](const ReplayResult& x) { return x.slowed_jobs_share; }),
+        m([](const ReplayResult& x) { return static_cast<double>(x.locality_waits); }),
+        m([](const ReplayResult& x) { return x.gpu_utilisation; }),
+        m([](const ReplayResult& x) { return x.decision_us_mean; }));
+  }
+  if (const auto* tree = find(r, "tree")) {
+    out += "\nrelative to tree (means)  jct all  jct within  jct wider  gpu_hours  wait_p95  idle_fit\n";
+    for (const auto& runs : r.results) {
+      if (runs.empty() || runs.front().policy == "tree") continue;
+      const auto q = [&](auto f) { return ratio(mean_of(runs, f), mean_of(*tree, f)); };
+      out += fmt::format("{:<24} {:>8} {:>11} {:>10} {:>10} {:>9} {:>9}\n", runs.front().policy,
+                         q([](const ReplayResult& x) { return x.classes[0].jct_mean_s; }),
+                         q([](const ReplayResult& x) { return x.classes[2].jct_mean_s; }),
+                         q([](const ReplayResult& x) { return x.classes[3].jct_mean_s; }),
+                         q([](const ReplayResult& x) { return x.classes[0].gpu_hours; }),
+                         q([](const ReplayResult& x) { return x.classes[0].wait_p95_s; }),
+                         q([](const ReplayResult& x) { return x.idle_while_fit_gpu_hours; }));
+    }
   }
   return out;
 }
@@ -125,26 +221,47 @@ nlohmann::json report_json(const ReplayReport& r) {
   j["pattern_rule"] = r.rule_spec;
   j["pattern_rule_text"] = r.rule;
   j["workload_mix"] = r.mix;
+  j["runtime_model"] = r.model;
+  j["demand"] = r.demand;
+  j["routing"] = r.routing;
+  j["seeds"] = r.seeds;
   j["locality_wait_s"] = r.locality_wait_s;
+  j["adaptive_wait_cap_s"] = r.adaptive_wait_cap_s;
+  j["overestimate"] = r.overestimate;
   j["weights"] = r.weights;
   j["results"] = nlohmann::json::array();
-  for (const auto& x : r.results) {
-    j["results"].push_back({{"policy", x.policy},
-                            {"jobs", x.jobs},
-                            {"unplaceable", x.unplaceable},
-                            {"cross_spine_bytes", x.cross_spine_gb * 1e9},
-                            {"cross_core_bytes", x.cross_core_gb * 1e9},
-                            {"split_share", x.split_share},
-                            {"split_jobs", x.split_jobs},
-                            {"one_group_jobs", x.one_group_jobs},
-                            {"frag_mean", x.frag_mean},
-                            {"wait_mean_s", x.wait_mean_s},
-                            {"wait_p95_s", x.wait_p95_s},
-                            {"wait_mean_multi_s", x.wait_mean_multi_s},
-                            {"makespan_s", x.makespan_s},
-                            {"gpu_utilisation", x.gpu_utilisation},
-                            {"decisions", x.decisions},
-                            {"decision_us_mean", x.decision_us_mean}});
+  for (const auto& runs : r.results) {
+    if (runs.empty()) continue;
+    nlohmann::json p;
+    p["policy"] = runs.front().policy;
+    nlohmann::json classes;
+    for (int c = 0; c < 4; ++c) {
+      nlohmann::json cls;
+      for (int k = 0; k < 7; ++k) {
+        cls[kClassFigures[k]] = figure_json(
+            over_seeds(runs, [&](const ReplayResult& x) { return class_figure(x.classes[c], k); }));
+      }
+      classes[kJobClassNames[c]] = cls;
+    }
+    p["classes"] = classes;
+    for (int k = 0; k < 4; ++k) {
+      p[kClusterFigures[k]] =
+          figure_json(over_seeds(runs, [&](const ReplayResult& x) { return cluster_figure(x, k); }));
+    }
+    // Diagnostics beyond the schema, the same way (one value or mean/lo/hi).
+    const auto d = [&](auto f) { return figure_json(over_seeds(runs, f)); };
+    p["diagnostics"] = {
+        {"unplaceable", d([](const ReplayResult& x) { return static_cast<double>(x.unplaceable); })},
+        {"cross_core_bytes", d([](const ReplayResult& x) { return x.cross_core_gb * 1e9; })},
+        {"frag_mean", d([](const ReplayResult& x) { return x.frag_mean; })},
+        {"wait_mean_s", d([](const ReplayResult& x) { return x.wait_mean_s; })},
+        {"wait_mean_multi_s", d([](const ReplayResult& x) { return x.wait_mean_multi_s; })},
+        {"makespan_s", d([](const ReplayResult& x) { return x.makespan_s; })},
+        {"gpu_utilisation", d([](const ReplayResult& x) { return x.gpu_utilisation; })},
+        {"slowed_jobs_share", d([](const ReplayResult& x) { return x.slowed_jobs_share; })},
+        {"locality_waits", d([](const ReplayResult& x) { return static_cast<double>(x.locality_waits); })},
+        {"decision_us_mean", d([](const ReplayResult& x) { return x.decision_us_mean; })}};
+    j["results"].push_back(p);
   }
   return j;
 }
@@ -164,19 +281,19 @@ std::string report_svg(const ReplayReport& r) {
       "<text x=\"{}\" y=\"30\" font-size=\"20\" font-weight=\"bold\">Job placement on {}: {}</text>\n", left,
       xml_escape(r.fabric), xml_escape(r.format));
   s += fmt::format(
-      "<text x=\"{}\" y=\"52\" font-size=\"12\" fill=\"#444\">{} jobs from {}, offered load {:.2f}{}. "
-      "Lower is better everywhere.</text>\n",
+      "<text x=\"{}\" y=\"52\" font-size=\"12\" fill=\"#444\">{} jobs from {}, offered load {:.2f}{}; mean "
+      "of {} "
+      "seed(s). Lower is better everywhere.</text>\n",
       left, r.trace_jobs, xml_escape(std::filesystem::path(r.trace).filename().string()), r.offered_load,
-      r.compression != 1 ? fmt::format(" (arrivals x{:.3g})", r.compression) : std::string());
-  s += fmt::format("<text x=\"{}\" y=\"70\" font-size=\"12\" fill=\"#444\">Patterns: {}{}</text>\n", left,
-                   xml_escape(r.rule),
-                   r.locality_wait_s > 0 ? fmt::format(". Locality wait {:g} h", r.locality_wait_s / 3600)
-                                         : std::string());
+      r.compression != 1 ? fmt::format(" (arrivals x{:.3g})", r.compression) : std::string(), r.seeds.size());
+  s += fmt::format(
+      "<text x=\"{}\" y=\"70\" font-size=\"12\" fill=\"#444\">Patterns: {}. Run time: {}</text>\n", left,
+      xml_escape(r.rule), xml_escape(r.model));
   const int n = static_cast<int>(r.results.size());
   for (std::size_t m = 0; m < ms.size(); ++m) {
     const int x0 = left + static_cast<int>(m) * panel_w;
     double top_value = 0;
-    for (const auto& x : r.results) top_value = std::max(top_value, ms[m].value(x));
+    for (const auto& x : r.results) top_value = std::max(top_value, mean_of(x, ms[m].value));
     if (top_value <= 0) top_value = 1;
     s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", x0 + 10,
                      top + 4, ms[m].title);
@@ -187,7 +304,7 @@ std::string report_svg(const ReplayReport& r) {
                      x0 + panel_w - 20, base);
     const int slot = (panel_w - 40) / std::max(1, n);
     for (int i = 0; i < n; ++i) {
-      const double v = ms[m].value(r.results[i]);
+      const double v = mean_of(r.results[i], ms[m].value);
       const int h = static_cast<int>(bar_area * v / top_value);
       const int bx = x0 + 15 + i * slot;
       s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n", bx, base - h,
@@ -196,14 +313,14 @@ std::string report_svg(const ReplayReport& r) {
                        bx + (slot - 10) / 2, base - h - 4, fmt_value(v));
     }
   }
-  // Legend.
   const int ly = top + panel_h + 30;
   for (int i = 0; i < n; ++i) {
+    if (r.results[i].empty()) continue;
     const int lx = left + 10 + i * 150;
     s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>\n", lx, ly - 12,
                      kColours[i % 6]);
     s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"13\">{}</text>\n", lx + 20, ly,
-                     xml_escape(r.results[i].policy));
+                     xml_escape(r.results[i].front().policy));
   }
   s += "</svg>\n";
   return s;

@@ -3,8 +3,10 @@
 // one bar per policy): what an admin puts on a slide.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "replay/replay.hpp"
@@ -18,15 +20,25 @@ struct ReplayReport {
   int trace_jobs = 0;
   std::string fabric;  // e.g. "80 hosts x 8 GPUs in 10 leaf groups, 2 tiers"
   long cluster_gpus = 0;
-  double offered_load = 0;     // after compression
-  double compression = 1;      // arrival times divided by this
-  std::string rule;            // PatternRule::describe()
-  std::string rule_spec;       // PatternRule::to_string()
-  std::string mix;             // WorkloadMix::to_string()
-  double locality_wait_s = 0;  // fabricfit's and tree-switches' wait for one leaf group
-  std::string weights;         // fabricfit's ScoreWeights
-  std::vector<ReplayResult> results;
+  double offered_load = 0;         // after compression
+  double compression = 1;          // arrival times divided by this
+  std::string rule;                // PatternRule::describe()
+  std::string rule_spec;           // PatternRule::to_string()
+  std::string mix;                 // WorkloadMix::to_string()
+  double locality_wait_s = 0;      // tree-switches' fixed wait for one leaf group
+  double adaptive_wait_cap_s = 0;  // fabricfit's adaptive wait: cap (0: off)
+  double overestimate = 1;         // time limit = trace duration x this
+  std::string weights;             // fabricfit's ScoreWeights
+  std::string model;               // RuntimeModelOptions::describe()
+  std::string demand;              // time-averaged or peak
+  std::string routing;             // ecmp or static
+  std::vector<std::uint64_t> seeds;
+  std::vector<std::vector<ReplayResult>> results;  // [policy][seed]
 };
+
+// Every reported figure of one policy, by its JSON name ("all.jct_mean_s",
+// "idle_while_fit_gpu_hours", ...), over the seeds.
+[[nodiscard]] std::vector<std::pair<std::string, double>> report_figures(const ReplayResult& r);
 
 [[nodiscard]] std::string report_text(const ReplayReport& report);
 [[nodiscard]] nlohmann::json report_json(const ReplayReport& report);

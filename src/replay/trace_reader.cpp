@@ -125,13 +125,18 @@ Trace read_elasticflow(CsvReader& csv, int node_gpus) {
 Trace read_kalos(CsvReader& csv, int node_gpus) {
   Trace t;
   csv.header({"job_id", "arrival_time", "num_iteration", "iteration_networking_time", "gpu_workers",
-              "gpu_per_worker"});
+              "gpu_per_worker", "iteration_computing_time"});
   while (csv.row()) {
     TraceJob j;
     j.id = std::string(csv.text(0));
     j.submit_s = csv.number<double>(1, "arrival_time");
     j.duration_s = csv.number<double>(2, "num_iteration") * 0.5;
-    j.pretraining = csv.number<double>(3, "iteration_networking_time") >= 0.5;
+    const double networking = csv.number<double>(3, "iteration_networking_time");
+    const double computing = csv.number<double>(6, "iteration_computing_time");
+    j.pretraining = networking >= 0.5;
+    if (networking < 0 || computing < 0) throw csv.error("iteration times must not be negative");
+    // The trace's own split of an iteration: its communication share.
+    if (networking + computing > 0) j.comm_share = networking / (networking + computing);
     j.nodes = csv.number<int>(4, "gpu_workers");
     const double per = csv.number<double>(5, "gpu_per_worker");
     j.gpus_per_node = static_cast<int>(per);
@@ -145,7 +150,9 @@ Trace read_kalos(CsvReader& csv, int node_gpus) {
     }
     t.jobs.push_back(std::move(j));
   }
-  t.mapping = "gpu_workers hosts of gpu_per_worker GPUs; duration num_iteration x 0.5 s";
+  t.mapping =
+      "gpu_workers hosts of gpu_per_worker GPUs; duration num_iteration x 0.5 s; "
+      "communication share iteration_networking_time / (networking + computing)";
   return t;
 }
 

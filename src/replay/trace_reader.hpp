@@ -28,6 +28,9 @@ struct TraceJob {
   int nodes = 1;
   int gpus_per_node = 1;
   bool pretraining = false;  // Kalos: iteration_networking_time 0.75
+  // Share of the run time spent communicating, where the trace records it (Kalos:
+  // networking / (networking + computing) per iteration); -1: not recorded.
+  double comm_share = -1;
   [[nodiscard]] int gpus() const { return nodes * gpus_per_node; }
 };
 

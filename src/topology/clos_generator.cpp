@@ -17,6 +17,7 @@ constexpr int kMaxRails = 8;
 struct Port {
   int peer;  // node index
   int peer_port;
+  LinkRate rate;
 };
 
 struct Node {
@@ -92,7 +93,7 @@ class Builder : public ClosNet {
         const int leaf = leaf_[g * spec_.rails + r];
         for (int u = 0; u < uplinks; ++u) {
           const int spine = spine_[pod * spec_.spines + (u % spec_.spines)];
-          connect(leaf, spec_.hosts_per_leaf + 1 + u, spine, take_port(spine));
+          connect(leaf, spec_.hosts_per_leaf + 1 + u, spine, take_port(spine), uplink_rate(spec_, g, r, u));
         }
       }
     }
@@ -128,7 +129,7 @@ class Builder : public ClosNet {
           const Node& peer = nodes_[link.peer];
           const std::string peer_guid = peer.is_switch ? "" : fmt::format("({:x}) ", port_guid(peer));
           out += fmt::format("[{}]\t\"{}\"[{}]{}\t\t# \"{}\" lid {} {}\n", port, node_id(peer),
-                             link.peer_port, peer_guid, peer.desc, peer.lid, spec_.rate.to_string());
+                             link.peer_port, peer_guid, peer.desc, peer.lid, link.rate.to_string());
         }
       } else {
         out += fmt::format("caguid={:#x}\n", n.guid);
@@ -137,7 +138,7 @@ class Builder : public ClosNet {
           const Node& peer = nodes_[link.peer];
           out +=
               fmt::format("[{}]({:x}) \t\"{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {} {}\n", port, port_guid(n),
-                          node_id(peer), link.peer_port, n.lid, peer.desc, peer.lid, spec_.rate.to_string());
+                          node_id(peer), link.peer_port, n.lid, peer.desc, peer.lid, link.rate.to_string());
         }
       }
     }
@@ -181,7 +182,8 @@ class Builder : public ClosNet {
     return n.next_free;
   }
 
-  void connect(int a, int pa, int b, int pb) {
+  void connect(int a, int pa, int b, int pb) { connect(a, pa, b, pb, spec_.rate); }
+  void connect(int a, int pa, int b, int pb, const LinkRate& rate) {
     for (auto [node, port] : {std::pair{a, pa}, std::pair{b, pb}}) {
       if (port > nodes_[node].nports) {
         throw SpecError(
@@ -190,11 +192,16 @@ class Builder : public ClosNet {
                         nodes_[node].desc, spec_.switch_ports));
       }
     }
-    nodes_[a].ports[pa] = Port{b, pb};
-    nodes_[b].ports[pb] = Port{a, pa};
+    nodes_[a].ports[pa] = Port{b, pb, rate};
+    nodes_[b].ports[pb] = Port{a, pa, rate};
   }
 
   [[nodiscard]] std::string describe() const {
+    std::string degraded;
+    for (const auto& d : spec_.degraded) degraded += "; degraded uplinks " + d.to_string();
+    return describe_shape() + degraded;
+  }
+  [[nodiscard]] std::string describe_shape() const {
     return fmt::format("{} hosts, {} leaf groups of {}, {} rail(s), {} spine(s){}, {} uplinks per leaf, {}",
                        spec_.host_count(), spec_.leaf_groups(), spec_.hosts_per_leaf, spec_.rails,
                        spine_.size(),
@@ -254,7 +261,9 @@ void validate(const ClosSpec& spec) {
   validate_extras(spec);
 }
 
-std::string generate_ibnetdiscover(const ClosSpec& spec) {
+std::string generate_ibnetdiscover(const ClosSpec& given) {
+  validate_variants(given);
+  const ClosSpec spec = resolve_ratios(given);
   validate(spec);
   Builder b(spec);
   b.build();
@@ -266,7 +275,8 @@ std::string format_range(const std::string& prefix, int digits, int first, int l
   return fmt::format("{}[{:0{}d}-{:0{}d}]", prefix, first, digits, last, digits);
 }
 
-std::string slurm_node_list(const ClosSpec& spec) {
+std::string slurm_node_list(const ClosSpec& given) {
+  const ClosSpec spec = resolve_ratios(given);
   validate(spec);
   return format_range(spec.host_prefix, spec.host_digits, spec.first_host,
                       spec.first_host + spec.host_count() - 1);

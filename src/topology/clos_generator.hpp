@@ -5,9 +5,11 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "topology/clos_extras.hpp"
 #include "topology/clos_planes.hpp"
+#include "topology/clos_variants.hpp"
 #include "topology/link_rate.hpp"
 
 namespace fabricfit {
@@ -28,6 +30,10 @@ struct ClosSpec {
   int first_host = 1;
   ClosExtras extras;  // storage rail, management hosts, cross-tier cables (clos_extras.hpp)
   PlaneOf plane;      // one rail plane of a multi-subnet fabric (clos_planes.hpp)
+  // Fabrics that are not healthy 1:1 (clos_variants.hpp).
+  double oversubscription = 0;       // leaf hosts : uplinks; 0: --uplinks decides
+  double core_oversubscription = 0;  // three-tier spine downlinks : core uplinks; 0: --core-uplinks
+  std::vector<UplinkDegradation> degraded;
 
   [[nodiscard]] int leaf_groups() const { return (pods > 0 ? pods : 1) * leaves; }
   [[nodiscard]] int host_count() const { return leaf_groups() * hosts_per_leaf; }

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Tables for bench/replay_targets.sh: fabricfit and tree-switches (at its best T) against
+# tree, per trace and judging fabric, with issue 11's targets. Markdown on stdout.
+#   replay_targets_summary.py OUT ELAPSED_S SEEDS WAIT_CAP "SWITCH_WAITS" DEMAND ROUTING RULE OVERESTIMATE TRACE...
+import json
+import os
+import sys
+
+out, elapsed, seeds, wait_cap, switch_waits, demand, routing, rule, overestimate = sys.argv[1:10]
+traces = sys.argv[10:]
+switch_waits = switch_waits.split()
+FABRICS = ["a", "b2", "b3", "c", "d0", "d", "e"]
+LABEL = {"a": "(a) 1:1", "b2": "(b) 2:1", "b3": "(b) 3:1", "c": "(c) 1 group in 10: half its uplinks at half rate",
+         "d0": "(d0) 8 rails, healthy", "d": "(d) 8 rails, rail 3 uplinks at half rate", "e": "(e) three-tier, 2:1 at the core"}
+TITLE = {"cluster04": "ElasticFlow cluster04", "cluster06": "ElasticFlow cluster06", "kalos": "Kalos excerpt",
+         "openb": "Alibaba openb"}
+
+
+def mean(x):
+    return x["mean"] if isinstance(x, dict) else x
+
+
+def load(path):
+    if not os.path.exists(path):
+        return None
+    d = json.load(open(path))
+    return d, {r["policy"]: r for r in d["results"]}
+
+
+def cls(r, c, k):
+    return mean(r["classes"][c][k])
+
+
+def multi_jct(r):
+    a, b = r["classes"]["within_group"], r["classes"]["wider"]
+    n = mean(a["jobs"]) + mean(b["jobs"])
+    return (mean(a["jobs"]) * mean(a["jct_mean_s"]) + mean(b["jobs"]) * mean(b["jct_mean_s"])) / n if n else 0.0
+
+
+def ratio(a, b):
+    if b == 0:
+        return float("nan") if a != 0 else 1.0
+    return a / b
+
+
+def f(x, digits=3):
+    return "n/a" if x != x else f"{x:.{digits}f}"
+
+
+def figures(r, tree):
+    return {
+        "jct_all": ratio(cls(r, "all", "jct_mean_s"), cls(tree, "all", "jct_mean_s")),
+        "jct_one": ratio(cls(r, "one_host", "jct_mean_s"), cls(tree, "one_host", "jct_mean_s")),
+        "jct_within": ratio(cls(r, "within_group", "jct_mean_s"), cls(tree, "within_group", "jct_mean_s")),
+        "jct_wider": ratio(cls(r, "wider", "jct_mean_s"), cls(tree, "wider", "jct_mean_s")),
+        "jct_multi": ratio(multi_jct(r), multi_jct(tree)),
+        "gpu_h": ratio(cls(r, "all", "gpu_hours"), cls(tree, "all", "gpu_hours")),
+        "wait_p95": ratio(cls(r, "all", "wait_p95_s"), cls(tree, "all", "wait_p95_s")),
+        "idle_fit": ratio(mean(r["idle_while_fit_gpu_hours"]), mean(tree["idle_while_fit_gpu_hours"])),
+    }
+
+
+def best_switches(name, fab):
+    best = None
+    for t in switch_waits:
+        got = load(f"{out}/{name}-{fab}-sw{t}.json")
+        if not got:
+            continue
+        r = got[1]["tree-switches"]
+        if best is None or multi_jct(r) < multi_jct(best[1]):
+            best = (t, r)
+    return best
+
+
+print(f"Produced by `bench/replay_targets.sh` in {int(elapsed)} s on the shared 2-core machine: {seeds} seeds "
+      f"per figure (ratios of the means), demand {demand}, routing {routing}, pattern rule `{rule}`, "
+      f"fabricfit's wait cap {int(wait_cap)} s with time limits = duration x {overestimate}, "
+      f"tree-switches' T from {{{', '.join(switch_waits)}}} s (best by multi-host mean completion time). "
+      "A trace job's duration is its run time in one leaf group with no contention.\n")
+for name in traces:
+    main = {fab: load(f"{out}/{name}-{fab}-main.json") for fab in FABRICS}
+    if not any(main.values()):
+        continue
+    meta = next(m for m in main.values() if m)[0]
+    print(f"### {TITLE.get(name, name)}\n")
+    print(f"{meta['trace_jobs']} jobs, {meta['fabric'].split(' in ')[0]}, offered load {meta['offered_load']:.2f}; "
+          f"{meta['pattern_rule_text']}.\n")
+    print("| fabric | policy | jct all | one host | within group | wider | multi-host | GPU-hours | p95 wait | "
+          "idle-while-fit | tree: multi-host jct (h), GPU-h, jobs slowed |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for fab in FABRICS:
+        if not main[fab]:
+            continue
+        pol = main[fab][1]
+        tree = pol["tree"]
+        rows = [("fabricfit", pol["fabricfit"])]
+        sw = best_switches(name, fab)
+        if sw:
+            rows.append((f"tree-switches T={int(sw[0]) // 3600}h" if int(sw[0]) >= 3600 else f"tree-switches T={sw[0]}s",
+                         sw[1]))
+        for i, (label, r) in enumerate(rows):
+            x = figures(r, tree)
+            tail = ""
+            if i == 0:
+                tail = (f"{multi_jct(tree) / 3600:.2f}, {cls(tree, 'all', 'gpu_hours'):.0f}, "
+                        f"{mean(tree['diagnostics']['slowed_jobs_share']) * 100:.1f} %")
+            print(f"| {LABEL[fab] if i == 0 else ''} | {label} | {f(x['jct_all'])} | {f(x['jct_one'])} | "
+                  f"{f(x['jct_within'])} | {f(x['jct_wider'])} | {f(x['jct_multi'])} | {f(x['gpu_h'])} | "
+                  f"{f(x['wait_p95'])} | {f(x['idle_fit'])} | {tail} |")
+    print()
+    # Targets.
+    verdicts = []
+
+    def pol(fab, p):
+        return main[fab][1][p] if main.get(fab) else None
+
+    if main["a"]:
+        x = figures(pol("a", "fabricfit"), pol("a", "tree"))
+        worst = max(v for k, v in x.items() if k.startswith("jct_") and k != "jct_multi" and v == v)
+        ok = worst <= 1.0 + 1e-9 and x["gpu_h"] <= 1.0 + 1e-9
+        verdicts.append(f"(a) no class's mean completion above 1.00x, GPU-hours <= 1.00x: worst class {worst:.3f}x, "
+                        f"GPU-hours {x['gpu_h']:.3f}x: **{'met' if ok else 'not met'}**")
+    for fab in ("b2", "b3", "e"):
+        if not main[fab]:
+            continue
+        x = figures(pol(fab, "fabricfit"), pol(fab, "tree"))
+        ok = x["jct_multi"] <= 0.85 and x["gpu_h"] <= 0.95 and x["wait_p95"] <= 1.0 + 1e-9
+        verdicts.append(f"{LABEL[fab].split(' ')[0]} {LABEL[fab].split(' ', 1)[1]}: multi-host completion "
+                        f"{f(x['jct_multi'])}x (<= 0.85), GPU-hours {f(x['gpu_h'])}x (<= 0.95), p95 wait "
+                        f"{f(x['wait_p95'])}x (<= 1.00): **{'met' if ok else 'not met'}**")
+    for fab, healthy in (("c", "a"), ("d", "d0")):
+        if not (main[fab] and main[healthy]):
+            continue
+        lost = {p: cls(pol(fab, p), "all", "gpu_hours") - cls(pol(healthy, p), "all", "gpu_hours")
+                for p in ("fabricfit", "tree")}
+        if lost["tree"] <= 0:
+            verdict = "tree loses nothing to it, so there is nothing to cut"
+        else:
+            q = lost["fabricfit"] / lost["tree"]
+            verdict = f"{q:.2f}x of tree's: **{'met' if q <= 0.3 else 'not met'}**"
+        verdicts.append(f"{LABEL[fab].split(' ')[0]} GPU-hours lost to the degradation: fabricfit "
+                        f"{lost['fabricfit']:.1f}, tree {lost['tree']:.1f}: {verdict}")
+    print("Targets (fabricfit vs tree):\n")
+    for v in verdicts:
+        print(f"- {v}")
+    print()

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The adaptive locality wait: a multi-host job that one leaf group could hold, but that
+// could only be split now, waits for a leaf group only while the run-time model says it
+// gains more run time than it loses in the queue, and never past a site cap.
+// gain = predicted duration x (slowdown of the placement now - slowdown in one group);
+// expected wait = when enough jobs running in the target group end (their time limits).
+// Pure C++ for the replay and (later) the plugin; docs/placement.md ("Adaptive locality
+// wait") has the rule and worked examples.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "placement/gpu_state.hpp"
+#include "placement/locality_index.hpp"
+
+namespace fabricfit {
+
+struct LocalityWaitSettings {
+  // Never wait past this since the job was submitted (Slurm: like max_switch_wait);
+  // 0: never wait.
+  double cap_s = 0;
+  // The replay's stand-in for a time limit: trace duration x this (the plugin uses the
+  // job's time limit itself).
+  double overestimate = 1.0;
+};
+
+// The leaf group that can hold the job soonest, when, and the hosts it would take.
+struct GroupReadiness {
+  int leaf_group = -1;  // -1: no group can ever hold the job
+  double ready_s = std::numeric_limits<double>::infinity();
+  std::vector<int> hosts;  // the hosts the job expects: reserved while it waits
+};
+
+// `host_free_at[h]`: when host h has every GPU free again, by the time limits of the jobs
+// on it (<= now for a host that has). A host counts now if it has `gpus_per_node` free
+// GPUs now, else at host_free_at; a busy host past that time (its jobs overran their
+// limits) has no expected time and does not count. Hosts outside `allowed` never count.
+// O(hosts log hosts).
+[[nodiscard]] GroupReadiness earliest_group(const LocalityIndex& index, const GpuState& gpus,
+                                            std::span<const double> host_free_at, int nodes,
+                                            int gpus_per_node, double now,
+                                            std::span<const std::uint8_t> allowed = {});
+
+struct WaitAdvice {
+  bool wait = false;
+  double gain_s = 0;           // run time saved by the better placement
+  double expected_wait_s = 0;  // from now until the target group is expected to be ready
+  double until_s = 0;          // when to ask again at the latest: ready time, or the cap
+};
+
+// predicted_s: the job's predicted uncontended run time (time limit); slowdown_now: of
+// the placement it could get now; slowdown_best: of the best placement it could get by
+// waiting (one leaf group: 1). Waits while expected wait < gain and waited < cap.
+[[nodiscard]] WaitAdvice advise_locality_wait(double predicted_s, double slowdown_now, double slowdown_best,
+                                              const GroupReadiness& target, double now, double waited_s,
+                                              const LocalityWaitSettings& settings);
+
+}  // namespace fabricfit
