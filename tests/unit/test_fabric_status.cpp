@@ -116,7 +116,7 @@ TEST(TopologyText, AClientFiltersThePackedTextAsTheControllerWould) {
   const GpuState gpus = GpuState::uniform(static_cast<int>(f.hosts.size()), 8);
   const auto all = topology_text(f, SnapshotInfo{}, gpus, {}, 0);
   EXPECT_NE(all.find(" LeafGroup=" + f.leaf_groups[2].name), std::string::npos) << all;
-  for (const std::vector<std::string> nodes :
+  for (const std::vector<std::string>& nodes :
        {std::vector<std::string>{"gpu010"}, {"gpu001", "gpu012"}, {"gpu005"}, {"nowhere"}}) {
     EXPECT_EQ(filter_topology_text(all, nodes), topology_text(f, SnapshotInfo{}, gpus, nodes, 0)) << nodes[0];
   }
