@@ -43,20 +43,21 @@ fabric() {
   "$ff" generate --leaves "$leaves" --hosts-per-leaf "$hosts" "$@" -o "$out/$name.net"
   "$ff" discover --from "$out/$name.net" -o "$out/$name.snap" -q
 }
-# fabrics PREFIX LEAVES HOSTS: the judging set for one cluster size (two-tier: 2 spines, so
-# that 3:1 is possible with 8-host leaves: 8/3 rounds to 3 uplinks, 2.67:1).
+# fabrics PREFIX LEAVES HOSTS RAIL_SPINES: the judging set for one cluster size (two-tier: 2
+# spines, so that 3:1 is possible with 8-host leaves: 8/3 rounds to 3 uplinks, 2.67:1; the
+# 8-rail fabrics need RAIL_SPINES spines of 128 ports).
 fabrics() {
-  local p=$1 l=$2 h=$3
-  fabric "$p-a" "$l" "$h" --spines 2
-  fabric "$p-b2" "$l" "$h" --spines 2 --oversubscription 2
-  fabric "$p-b3" "$l" "$h" --spines 2 --oversubscription 3
-  fabric "$p-c" "$l" "$h" --spines 2 --degrade groups=3,fraction=0.5,rate=4xEDR
-  fabric "$p-d0" "$l" "$h" --spines 8 --rails 8 --switch-ports 128
-  fabric "$p-d" "$l" "$h" --spines 8 --rails 8 --switch-ports 128 --degrade rail=3,rate=4xEDR
-  fabric "$p-e" "$((l / 2))" "$h" --pods 2 --spines 4 --core-oversubscription 2
+  local p=$1 l=$2 h=$3 rs=$4
+  fabric "$p-a" "$l" "$h" --spines 2 --switch-ports 128
+  fabric "$p-b2" "$l" "$h" --spines 2 --switch-ports 128 --oversubscription 2
+  fabric "$p-b3" "$l" "$h" --spines 2 --switch-ports 128 --oversubscription 3
+  fabric "$p-c" "$l" "$h" --spines 2 --switch-ports 128 --degrade groups=3,fraction=0.5,rate=4xEDR
+  fabric "$p-d0" "$l" "$h" --spines "$rs" --rails 8 --switch-ports 128
+  fabric "$p-d" "$l" "$h" --spines "$rs" --rails 8 --switch-ports 128 --degrade rail=3,rate=4xEDR
+  fabric "$p-e" "$((l / 2))" "$h" --pods 2 --spines 4 --switch-ports 128 --core-oversubscription 2
 }
-fabrics c80 10 8     # 80 hosts of 8 GPUs: ElasticFlow, openb
-fabrics k160 10 16   # 160 hosts: Kalos needs 128 hosts for its largest jobs
+fabrics c80 10 8 8     # 80 hosts of 8 GPUs: ElasticFlow, openb
+fabrics k160 10 16 16  # 160 hosts: Kalos needs 128 hosts for its largest jobs
 
 # replay NAME SNAPSHOT TRACE FORMAT [replay options...]
 replay() {

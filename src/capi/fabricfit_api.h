@@ -133,6 +133,14 @@ int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpu
 int ff_engine_topology(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,
                        const char* node_list, char* out, size_t out_len, char* err, size_t err_len);
 
+/*
+ * The lines of an ff_engine_topology() text that concern `node_list` (a Slurm hostlist;
+ * NULL or "" for all): what a client (scontrol, which has no engine) prints of the text
+ * slurmctld packed. Needs no engine.
+ */
+int ff_topology_filter(const char* text, const char* node_list, char* out, size_t out_len, char* err,
+                       size_t err_len);
+
 /* ---- a job's tasks (SPANK plugin, slurmstepd) ---- */
 
 typedef struct ff_site ff_site_t;

@@ -82,4 +82,19 @@ int ff_engine_topology(const ff_engine_t* engine, const int* free_gpus, const in
   });
 }
 
+int ff_topology_filter(const char* text, const char* node_list, char* out, size_t out_len, char* err,
+                       size_t err_len) {
+  if (text == nullptr || out == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  return guarded(err, err_len, [&] {
+    std::vector<std::string> only;
+    if (node_list != nullptr && node_list[0] != '\0') only = fabricfit::expand_hostlist(node_list);
+    const std::string filtered = fabricfit::filter_topology_text(text, only);
+    fit_or_throw(filtered, out_len);
+    copy_out(filtered, out, out_len);
+  });
+}
+
 }  // extern "C"

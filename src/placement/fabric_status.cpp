@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "common/hostlist.hpp"
+#include "common/hostlist_expand.hpp"
 #include "placement/fragmentation.hpp"
 #include "placement/placement_score.hpp"
 
@@ -104,10 +107,71 @@ std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const 
     out += fmt::format("Pod={} LeafGroups={} Uplinks={} UplinkGbps={:.0f}\n", one_word(pod.name),
                        fmt::join(members, ","), pod.uplinks, pod.up_gbps);
   }
+  // The leaf group a degraded link touches, so that a client can filter the text.
+  std::map<std::string, std::string> group_of_leaf;
+  for (const auto& lg : fabric.leaf_groups) {
+    for (const Vertex v : lg.leaves) {
+      if (v != FabricGraph::null_vertex()) group_of_leaf[fabric.graph[v].name] = one_word(lg.name);
+    }
+  }
   for (const DegradedLink& d : fabric.degraded_links) {
     if (!only.empty() && !leaf_names.contains(d.a) && !leaf_names.contains(d.b)) continue;
-    out += fmt::format("DegradedLink={}[{}]-{}[{}] Rate={} Expected={}\n", one_word(d.a), d.port_a,
-                       one_word(d.b), d.port_b, d.rate.to_string(), d.expected_rate.to_string());
+    const auto g = group_of_leaf.contains(d.a) ? group_of_leaf.find(d.a) : group_of_leaf.find(d.b);
+    out += fmt::format("DegradedLink={}[{}]-{}[{}] Rate={} Expected={}{}\n", one_word(d.a), d.port_a,
+                       one_word(d.b), d.port_b, d.rate.to_string(), d.expected_rate.to_string(),
+                       g != group_of_leaf.end() ? " LeafGroup=" + g->second : std::string());
+  }
+  return out;
+}
+
+namespace {
+
+// The value of "Key=" in a line of Key=Value words, up to the next space; "" if absent.
+std::string value_of(std::string_view line, std::string_view key) {
+  const std::string needle = fmt::format("{}=", key);
+  std::size_t at = 0;
+  if (!line.starts_with(needle)) {
+    at = line.find(" " + needle);
+    if (at == std::string_view::npos) return {};
+    ++at;
+  }
+  const auto start = at + needle.size();
+  const auto end = line.find(' ', start);
+  return std::string(
+      line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+std::string filter_topology_text(std::string_view text, const std::vector<std::string>& nodes) {
+  if (nodes.empty()) return std::string(text);
+  const std::set<std::string> wanted(nodes.begin(), nodes.end());
+  std::set<std::string> groups;
+  std::vector<std::string> lines;
+  std::istringstream in{std::string(text)};
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (const auto& line : lines) {
+    if (!line.starts_with("LeafGroup=")) continue;
+    const auto hosts = expand_hostlist(value_of(line, "Hosts"));
+    if (std::ranges::any_of(hosts, [&](const std::string& h) { return wanted.contains(h); }))
+      groups.insert(value_of(line, "LeafGroup"));
+  }
+  std::string out;
+  for (const auto& line : lines) {
+    bool keep = line.starts_with("Fabric=");
+    if (line.starts_with("LeafGroup=")) keep = groups.contains(value_of(line, "LeafGroup"));
+    if (line.starts_with("Pod=")) {
+      for (const auto& g : split_commas(value_of(line, "LeafGroups"))) keep = keep || groups.contains(g);
+    }
+    if (line.starts_with("DegradedLink=")) keep = groups.contains(value_of(line, "LeafGroup"));
+    if (keep) out += line + "\n";
   }
   return out;
 }

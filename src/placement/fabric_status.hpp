@@ -35,4 +35,9 @@ namespace fabricfit {
 [[nodiscard]] std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const GpuState& gpus,
                                         const std::vector<std::string>& only, std::int64_t now_unix);
 
+// The lines of a topology_text() that concern `nodes` (what topology_text(..., nodes, ...)
+// gives), for a client that has the text but not the fabric: `scontrol show topology NODES`
+// prints what slurmctld packed. An empty `nodes` returns the text as it is.
+[[nodiscard]] std::string filter_topology_text(std::string_view text, const std::vector<std::string>& nodes);
+
 }  // namespace fabricfit

@@ -43,7 +43,9 @@ WaitAdvice advise_locality_wait(double predicted_s, double slowdown_now, double 
   a.gain_s = std::max(0.0, predicted_s * (slowdown_now - slowdown_best));
   if (target.leaf_group < 0) return a;
   a.expected_wait_s = std::max(0.0, target.ready_s - now);
-  const double left = settings.cap_s - waited_s;
+  // Slurm counts time in whole seconds: less than one second left of the cap is none
+  // (and asking again a hair later would not move the clock).
+  const double left = settings.cap_s - waited_s < 1.0 ? 0.0 : settings.cap_s - waited_s;
   // A group ready now needs no wait (the caller's placement was split for another reason).
   a.wait = settings.cap_s > 0 && left > 0 && a.expected_wait_s > 0 && a.expected_wait_s < a.gain_s;
   if (a.wait) a.until_s = std::min(target.ready_s, now + left);

@@ -234,7 +234,7 @@ class Simulation {
         earliest_group(index_, gpus_, host_free_at_, job.nodes, job.gpus_per_node, t, mask_for(i, t));
     const WaitAdvice advice = advise_locality_wait(job.duration_s * options_.wait.overestimate, s_now, 1.0,
                                                    target, t, t - job.submit_s, options_.wait);
-    if (!advice.wait) return false;
+    if (!advice.wait || !(advice.until_s > t)) return false;
     std::erase_if(reservations_, [&](const Reservation& r) { return r.job == i; });
     reservations_.push_back(Reservation{i, target.ready_s, target.hosts});
     built_key_ = 0;

@@ -18,7 +18,7 @@ if [ -z "$SCONTROL" ]; then
   done
 fi
 [ -x "$TOOL" ] || skip_all "no fabricfit-hostlist ($TOOL): build first"
-[ -n "$SCONTROL" ] && [ -x "$SCONTROL" ] || skip_all "no Slurm scontrol (set SCONTROL)"
+if [ -z "$SCONTROL" ] || [ ! -x "$SCONTROL" ]; then skip_all "no Slurm scontrol (set SCONTROL)"; fi
 make_tmpdir ff-hostlist
 work=$TEST_TMPDIR
 # scontrol reads slurm.conf for the cluster's dimensions; a minimal one keeps it offline.

@@ -24,7 +24,8 @@ fi
 # One simulator per plane; lib.sh stops one, so the others are stopped here too.
 plane_pids=() plane_socks=()
 stop_planes() { local p; for p in "${plane_pids[@]}"; do stop_pid "$p"; done; plane_pids=(); }
-trap 'rc=$?; stop_planes; (exit $rc); _lib_on_exit' EXIT
+on_exit() { local rc=$?; stop_planes; (exit "$rc"); _lib_on_exit; }
+trap on_exit EXIT
 
 planes=2
 if ! "$FABRICFIT" generate --leaves 2 --hosts-per-leaf 4 --spines 2 --rails $planes --planes \
@@ -60,7 +61,7 @@ for ((p = 0; p < planes; p++)); do
      "$FABRICFIT" discover -q -o "$d/live.snap" > "$d/live.err" 2>&1)
   check "plane $p: fabricfit discover (live, every local port) wrote a snapshot" test -s "$d/live.snap"
   rails=$("$FABRICFIT" show --json "$d/live.snap" | jq -r .rails)
-  [ "$rails" = 1 ] && ok "plane $p alone is one rail" || fail "plane $p alone: rails=$rails"
+  if [ "$rails" = 1 ]; then ok "plane $p alone is one rail"; else fail "plane $p alone: rails=$rails"; fi
 done
 stop_planes
 

@@ -103,6 +103,29 @@ TEST(TopologyText, DegradedLinksAreListed) {
   EXPECT_EQ(topology_text(f, SnapshotInfo{}, gpus, {"gpu012"}, 0).find("DegradedLink="), std::string::npos);
 }
 
+TEST(TopologyText, AClientFiltersThePackedTextAsTheControllerWould) {
+  Fabric f = fabric();
+  DegradedLink d;
+  d.a = f.graph[f.leaf_groups[2].leaves[0]].name;
+  d.port_a = 6;
+  d.b = "ib-spine-02";
+  d.port_b = 3;
+  d.rate = *parse_link_rate("4xEDR");
+  d.expected_rate = *parse_link_rate("4xHDR");
+  f.degraded_links.push_back(d);
+  const GpuState gpus = GpuState::uniform(static_cast<int>(f.hosts.size()), 8);
+  const auto all = topology_text(f, SnapshotInfo{}, gpus, {}, 0);
+  EXPECT_NE(all.find(" LeafGroup=" + f.leaf_groups[2].name), std::string::npos) << all;
+  for (const std::vector<std::string>& nodes :
+       {std::vector<std::string>{"gpu010"}, {"gpu001", "gpu012"}, {"gpu005"}, {"nowhere"}}) {
+    EXPECT_EQ(filter_topology_text(all, nodes), topology_text(f, SnapshotInfo{}, gpus, nodes, 0)) << nodes[0];
+  }
+  EXPECT_EQ(filter_topology_text(all, {}), all);
+  char out[4096], err[128];
+  ASSERT_EQ(ff_topology_filter(all.c_str(), "gpu[009-010]", out, sizeof out, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(std::string(out), topology_text(f, SnapshotInfo{}, gpus, {"gpu009"}, 0));
+}
+
 TEST(ReportApi, RecordAndTopologyThroughTheCEdge) {
   const auto dir = std::filesystem::temp_directory_path() / ("ff-report-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

@@ -92,6 +92,20 @@ Tiers derive_tiers(const ClassifiedFabric& f) {
       }
     }
   }
+  // No compute host at all (every CA unnamed, say): the switches with CAs that could be
+  // hosts are the leaves, so that the fabric still shows its tiers.
+  if (std::find(candidate.begin(), candidate.end(), 1) == candidate.end()) {
+    for (int i = 0; i < count; ++i) {
+      if (!f.is_switch(i)) continue;
+      for (int c : f.nodes[i].cables) {
+        const CaRole role = f.nodes[peer_of(i, c)].role;
+        if (f.nodes[peer_of(i, c)].type == NodeType::Ca &&
+            (role == CaRole::Unnamed || role == CaRole::DefaultHostName || role == CaRole::Unmatched)) {
+          candidate[i] = 1;
+        }
+      }
+    }
+  }
   // Hosts cabled straight into a spine make it look like a leaf: a "leaf" cabled to two
   // or more leaves, and to no more other switches than leaves, is a spine with hosts on it.
   std::vector<std::string> on_spine;
