@@ -314,10 +314,12 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, const char *pattern, c
 				 node_record_table_ptr[i]->name);
 			return false;
 		}
-		/* GRES counts are not known yet when the map is first made: fill in lazily. */
-		if (!host_total[host])
-			host_total[host] =
-			    (int)gres_node_config_cnt(node_record_table_ptr[i]->gres_list, "gpu");
+		/*
+		 * GRES counts can be unknown or stale when the map is made (before slurmds
+		 * register, after a restart on saved state): read them at each decision.
+		 */
+		host_total[host] =
+		    (int)gres_node_config_cnt(node_record_table_ptr[i]->gres_list, "gpu");
 		host_allowed[host] = 1;
 		host_free[host] = topo_eval->avail_res_array && topo_eval->avail_res_array[i]
 				      ? topo_eval->avail_res_array[i]->avail_gpus
