@@ -55,6 +55,7 @@ static int *host_of_node = NULL; /* Slurm node index -> fabric host, -1 if unkno
 static int *node_of_host = NULL; /* fabric host -> Slurm node index, -1 if none */
 static int mapped_node_count = -1;
 static bool nodes_changed = false; /* a node was added or removed since the last map */
+static int mapped_live_nodes = -1; /* node records in use when the map was made */
 static char *mismatch_note = NULL; /* Slurm nodes and fabric hosts without a counterpart */
 static unsigned char *host_allowed = NULL;
 static int *host_free = NULL, *host_total = NULL, *host_chosen = NULL;
@@ -127,6 +128,25 @@ static void _report_mismatch(int hosts)
 	hostlist_destroy(unused);
 }
 
+/*
+ * Node records in use. Dynamic nodes fill and free slots of a table that does not change
+ * size (MaxNodeCount), and only removal reaches add_rm_node: this catches both.
+ */
+static int _live_nodes(void)
+{
+	int n = 0;
+
+	for (int i = 0; next_node(&i); i++)
+		n++;
+	return n;
+}
+
+static bool _map_stale(void)
+{
+	return mapped_node_count != node_record_count || nodes_changed ||
+	       mapped_live_nodes != _live_nodes();
+}
+
 /* Maps Slurm's node table onto the fabric's hosts (node indices change on reconfigure). */
 static void _map_nodes(void)
 {
@@ -151,6 +171,7 @@ static void _map_nodes(void)
 	for (int i = 0; i < node_record_count; i++)
 		host_of_node[i] = -1;
 	nodes_changed = false;
+	mapped_live_nodes = _live_nodes();
 	for (int i = 0; (node_ptr = next_node(&i)); i++) {
 		int host = ff_engine_host(engine, node_ptr->name);
 		host_of_node[i] = host;
@@ -184,7 +205,7 @@ static void _refresh_engine(void)
 	/* Each version of the file is tried once: a bad one is logged once, not per pass. */
 	if (snapshot_seen && st.st_mtim.tv_sec == snapshot_mtime.tv_sec &&
 	    st.st_mtim.tv_nsec == snapshot_mtime.tv_nsec) {
-		if (engine && (mapped_node_count != node_record_count || nodes_changed))
+		if (engine && _map_stale())
 			_map_nodes();
 		return;
 	}
@@ -314,10 +335,12 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, const char *pattern, c
 				 node_record_table_ptr[i]->name);
 			return false;
 		}
-		/* GRES counts are not known yet when the map is first made: fill in lazily. */
-		if (!host_total[host])
-			host_total[host] =
-			    (int)gres_node_config_cnt(node_record_table_ptr[i]->gres_list, "gpu");
+		/*
+		 * GRES counts can be unknown or stale when the map is made (before slurmds
+		 * register, after a restart on saved state): read them at each decision.
+		 */
+		host_total[host] =
+		    (int)gres_node_config_cnt(node_record_table_ptr[i]->gres_list, "gpu");
 		host_allowed[host] = 1;
 		host_free[host] = topo_eval->avail_res_array && topo_eval->avail_res_array[i]
 				      ? topo_eval->avail_res_array[i]->avail_gpus
@@ -430,7 +453,7 @@ extern uint32_t ffg_get_fragmentation(bitstr_t *node_mask)
 	char err[256] = "";
 	int hosts;
 
-	if (!engine || mapped_node_count != node_record_count || nodes_changed)
+	if (!engine || _map_stale())
 		return 0;
 	hosts = ff_engine_host_count(engine);
 	for (int h = 0; h < hosts; h++) {
@@ -458,7 +481,7 @@ extern int ffg_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *s
 	if (!node_bitmap || !(count = bit_set_count(node_bitmap)))
 		return SLURM_SUCCESS;
 	_refresh_engine();
-	if (!engine || mapped_node_count != node_record_count || nodes_changed)
+	if (!engine || _map_stale())
 		return SLURM_SUCCESS;
 	*node_rank = xcalloc(count, sizeof(**node_rank));
 	*size = count;
