@@ -8,6 +8,9 @@
 #   lab.sh down   [--dir DIR] stop exactly the processes `up` started (no-op if not up)
 #   lab.sh status [--dir DIR] per-daemon liveness and an sinfo summary; exit 1 unless all up
 #   lab.sh env    [--dir DIR] print `export ...` lines for using sbatch/srun/scontrol on the lab
+#   lab.sh restart-ctld [--dir DIR] [--signal TERM|KILL]
+#                             stop slurmctld (SIGTERM, or SIGKILL as a crash) and start it again
+#                             from its saved state, as a site restarts its controller
 #
 # Everything lives in one directory (default /var/tmp/fabricfit-lab): generated configs, the
 # fabric, state, spool, logs and pid files. Processes are only ever signalled by the PIDs this
@@ -37,10 +40,12 @@ CPUS=32            # per node, what slurmd claims thanks to SlurmdParameters=con
 MEM_MB=4000
 TIMEOUT=60         # seconds to wait for each daemon / for all nodes to turn idle
 FORCE=0
+SIGNAL=TERM        # restart-ctld: how slurmctld is stopped
 UMAD2SIM=no        # --umad2sim: preload umad2sim into slurmctld (the controller never discovers
                    # by design; discovery runs out of band: `fabricfit discover`)
 FF_CONF_SRC=       # optional file copied to DIR/fabricfit.conf
 SLURM_CONF_EXTRA=  # optional file appended to slurm.conf
+PLUGIN_DIR=        # optional directory searched for plugins before Slurm's own (PluginDir)
 SLURM_ENV_FILE=${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}
 UMAD2SIM_SO=${FABRICFIT_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 
@@ -68,10 +73,12 @@ usage() {
 Usage: $PROG up     [--nodes N] [--leaves L] [--gpus G] [--rails R] [--spines S] [--uplinks U]
                     [--topology fabricfit|tree] [--dir DIR] [--ctld-port P] [--slurmd-port P]
                     [--cpus C] [--mem MB] [--timeout SECS] [--fabricfit-conf FILE]
-                    [--slurm-conf-extra FILE] [--umad2sim|--no-umad2sim] [--force]
+                    [--slurm-conf-extra FILE] [--plugin-dir DIR] [--umad2sim|--no-umad2sim]
+                    [--force]
        $PROG down   [--dir DIR]
        $PROG status [--dir DIR]
        $PROG env    [--dir DIR]
+       $PROG restart-ctld [--dir DIR] [--signal TERM|KILL]
 
 Defaults: $NODES nodes x $GPUS GPUs on $LEAVES leaves, $SPINES spines, uplinks = hosts per leaf,
 $RAILS rail, topology $TOPOLOGY, dir ${LAB_DIR}, slurmctld port $CTLD_PORT, slurmd ports
@@ -85,6 +92,8 @@ FABRICFIT_UMAD2SIM (path of libumad2sim.so).
   --umad2sim            run slurmctld with umad2sim preloaded and IBSIM_SOCKNAME set (off by
                         default: the controller reads snapshots, discovery runs out of band)
   --topology tree       TopologyPlugin=topology/tree with a topology.conf of the discovered fabric
+  --plugin-dir DIR      look for plugins (topology_fabricfit.so) in DIR before Slurm's plugin
+                        directory: a build's plugin tried without installing it
   --force               with up: take down a running lab in DIR first
 EOF
 }
@@ -383,6 +392,25 @@ do_down() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# restart-ctld: slurmctld stopped (or killed) and started again from its saved state (no -c)
+# ---------------------------------------------------------------------------------------------
+cmd_restart_ctld() {
+  [ -e "$MARKER" ] && load_lab_env || die "no lab in $LAB_DIR"
+  case $SIGNAL in TERM|KILL) ;; *) die "--signal must be TERM or KILL" ;; esac
+  lock_lab
+  local pid
+  pid=$(lab_pids | awk '$1 == "slurmctld" { print $2; exit }')
+  if [ -n "$pid" ]; then
+    signal_and_wait "$SIGNAL" 30 "$pid" || die "slurmctld (pid $pid) did not exit after SIG$SIGNAL"
+  else
+    log "slurmctld was not running (crashed?): starting it"
+  fi
+  # Its pid file outlives a SIGKILL: a stale one must not stand for the new process.
+  rm -f "$RUN/slurmctld.pid"
+  start_slurmctld
+}
+
+# ---------------------------------------------------------------------------------------------
 # status / env
 # ---------------------------------------------------------------------------------------------
 cmd_status() {
@@ -466,6 +494,7 @@ validate_up_args() {
   for t in munged mungekey; do command -v "$t" >/dev/null || die "$t not found (package munge)"; done
   if [ -n "$FF_CONF_SRC" ]; then [ -r "$FF_CONF_SRC" ] || die "--fabricfit-conf $FF_CONF_SRC is not readable"; fi
   if [ -n "$SLURM_CONF_EXTRA" ]; then [ -r "$SLURM_CONF_EXTRA" ] || die "--slurm-conf-extra $SLURM_CONF_EXTRA is not readable"; fi
+  if [ -n "$PLUGIN_DIR" ]; then [ -d "$PLUGIN_DIR" ] || die "--plugin-dir $PLUGIN_DIR is not a directory"; fi
 }
 
 find_fabricfit() {
@@ -665,6 +694,7 @@ MailProg=/bin/true
 SchedulerParameters=batch_sched_delay=0
 ReturnToService=2
 TopologyPlugin=$topo_plugin
+PluginDir=${PLUGIN_DIR:+$PLUGIN_DIR:}$SLURM_PREFIX/lib/slurm
 NodeName=$NODELIST NodeHostname=localhost NodeAddr=127.0.0.1 Port=$SLURMD_PORT-$(( SLURMD_PORT + NODES - 1 )) CPUs=$CPUS Boards=1 SocketsPerBoard=2 CoresPerSocket=$(( CPUS / 2 )) ThreadsPerCore=1 RealMemory=$MEM_MB Gres=gpu:$GPUS State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP
 EOF
@@ -799,7 +829,7 @@ write_lab_env() {
     printf '# Settings of the lab in this directory (written by lab.sh up)\n'
     local v
     for v in SLURM_PREFIX NODES LEAVES GPUS RAILS SPINES UPLINKS TOPOLOGY CTLD_PORT SLURMD_PORT \
-             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO; do
+             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO PLUGIN_DIR; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } > "$LAB_ENV"
@@ -821,8 +851,8 @@ cmd_up() {
   validate_up_args
   load_slurm_env
   find_fabricfit
-  if [ "$TOPOLOGY" = fabricfit ] && [ ! -e "$SLURM_PREFIX/lib/slurm/topology_fabricfit.so" ]; then
-    die "$SLURM_PREFIX/lib/slurm/topology_fabricfit.so is not installed (make install), or use --topology tree"
+  if [ "$TOPOLOGY" = fabricfit ] && [ ! -e "${PLUGIN_DIR:-$SLURM_PREFIX/lib/slurm}/topology_fabricfit.so" ]; then
+    die "${PLUGIN_DIR:-$SLURM_PREFIX/lib/slurm}/topology_fabricfit.so is not installed (make install, or --plugin-dir), or use --topology tree"
   fi
   # Each lab gets its own simulator socket name, derived from its directory.
   IBSIM_SOCKNAME=fabricfit-lab-$(printf '%s' "$LAB_DIR" | cksum | cut -d' ' -f1)
@@ -861,7 +891,7 @@ main() {
   [ $# -gt 0 ] || { usage >&2; exit 2; }
   local cmd=$1; shift
   case $cmd in
-    up|down|status|env) ;;
+    up|down|status|env|restart-ctld) ;;
     -h|--help|help) usage; exit 0 ;;
     *) usage >&2; die "unknown command '$cmd'" ;;
   esac
@@ -877,7 +907,7 @@ main() {
       *) die "unexpected argument '$opt'" ;;
     esac
     local val=$2; shift 2
-    if [ "$cmd" != up ] && [ "$opt" != --dir ]; then die "$cmd takes only --dir (got $opt)"; fi
+    if [ "$cmd" != up ] && [ "$opt" != --dir ] && [ "$opt" != --signal ]; then die "$cmd takes only --dir (got $opt)"; fi
     case $opt in
       --dir) LAB_DIR=$val ;;
       --nodes) NODES=$val ;;
@@ -894,6 +924,8 @@ main() {
       --timeout) TIMEOUT=$val ;;
       --fabricfit-conf) FF_CONF_SRC=$(realpath -m "$val") ;;
       --slurm-conf-extra) SLURM_CONF_EXTRA=$(realpath -m "$val") ;;
+      --plugin-dir) PLUGIN_DIR=$(realpath -m "$val") ;;
+      --signal) SIGNAL=$val ;;
       *) die "unknown option '$opt' (see $PROG --help)" ;;
     esac
   done
@@ -903,6 +935,7 @@ main() {
     down) cmd_down ;;
     status) if cmd_status; then exit 0; else exit 1; fi ;;
     env) cmd_env ;;
+    restart-ctld) cmd_restart_ctld ;;
   esac
 }
 

@@ -15,6 +15,9 @@ struct SiteConfig {
   std::string snapshot_file = "/var/lib/fabricfit/fabric.snapshot";
   // Pattern assumed for multi-node jobs submitted without --comm-pattern.
   CommPattern default_pattern{PatternKind::Ring};
+  // DebugFlags=Placement: every evaluation's decision logged (at Slurm's debug level),
+  // not only one line per job when it is allocated.
+  bool debug_placement = false;
 };
 
 // A bad line: the message names the file, the line and the reason, as in
