@@ -72,7 +72,36 @@ int ff_engine_load(const char* snapshot_path, ff_engine_t** out, char* err, size
   });
 }
 
-int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last_good, ff_engine_t** out,
+namespace {
+
+// A snapshot for this cluster has at least one of its Slurm nodes as a host; one with
+// none is of another fabric (or names hosts otherwise) and must not be used.
+void require_cluster_nodes(const ff_engine& engine, const std::string& path, const char* const* nodes,
+                           size_t node_count) {
+  if (nodes == nullptr || node_count == 0) return;
+  for (size_t i = 0; i < node_count; ++i) {
+    if (nodes[i] != nullptr && engine.index.find_host(nodes[i])) return;
+  }
+  throw fabricfit::SnapshotError(
+      fmt::format("{}: none of the cluster's {} Slurm nodes is a host of this fabric (a snapshot of another "
+                  "fabric?)",
+                  path, node_count));
+}
+
+std::unique_ptr<ff_engine> load_checked(const std::string& path, const char* const* nodes,
+                                        size_t node_count) {
+  auto engine = std::make_unique<ff_engine>(fabricfit::load_snapshot(path));
+  if (engine->index.host_count() == 0) {
+    throw fabricfit::SnapshotError(fmt::format("{}: the fabric has no hosts", path));
+  }
+  require_cluster_nodes(*engine, path, nodes, node_count);
+  return engine;
+}
+
+}  // namespace
+
+int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last_good,
+                                     const char* const* nodes, size_t node_count, ff_engine_t** out,
                                      int* from_last_good, char* err, size_t err_len) {
   if (out == nullptr || from_last_good == nullptr) return FF_EINTERNAL;
   *out = nullptr;
@@ -80,10 +109,7 @@ int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last
   const std::string path = snapshot_path != nullptr ? snapshot_path : "";
   const std::string keep = last_good != nullptr ? last_good : "";
   const int rc = guarded(err, err_len, [&]() -> int {
-    auto engine = std::make_unique<ff_engine>(fabricfit::load_snapshot(path));
-    if (engine->index.host_count() == 0) {
-      throw fabricfit::SnapshotError(fmt::format("{}: the fabric has no hosts", path));
-    }
+    auto engine = load_checked(path, nodes, node_count);
     if (!keep.empty()) {
       // The copy is what a restart falls back to, written whole. Failing to write it
       // does not make the snapshot just loaded any worse: it is still used.
@@ -97,7 +123,11 @@ int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last
   });
   if (rc == FF_OK || keep.empty()) return rc;
   char ignored[16];
-  if (ff_engine_load(keep.c_str(), out, ignored, sizeof ignored) == FF_OK) *from_last_good = 1;
+  const int kept = guarded(ignored, sizeof ignored, [&]() -> int {
+    *out = load_checked(keep, nodes, node_count).release();
+    return FF_OK;
+  });
+  if (kept == FF_OK) *from_last_good = 1;
   return rc;
 }
 

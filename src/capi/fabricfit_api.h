@@ -59,11 +59,15 @@ typedef struct ff_engine ff_engine_t;
  */
 int ff_engine_load(const char* snapshot_path, ff_engine_t** out, char* err, size_t err_len);
 /*
- * As ff_engine_load, keeping the last snapshot that loaded: on success a copy is written
+ * As ff_engine_load, for the cluster whose Slurm nodes are nodes[0..node_count) (0: no
+ * check), keeping the last snapshot that loaded: a snapshot with none of those nodes as
+ * hosts (another fabric's) is refused like a corrupt one. On success a copy is written
  * (atomically) to `last_good` (NULL or "": none). On failure returns the error, and *out
- * is the engine of the copy at `last_good` when that loads (*from_last_good = 1), else NULL.
+ * is the engine of the copy at `last_good` when that loads and passes the same check
+ * (*from_last_good = 1), else NULL.
  */
-int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last_good, ff_engine_t** out,
+int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last_good,
+                                     const char* const* nodes, size_t node_count, ff_engine_t** out,
                                      int* from_last_good, char* err, size_t err_len);
 void ff_engine_free(ff_engine_t* engine);
 /* "hosts=32 leaf_groups=4 rails=1 tiers=2 ..." for logs and scontrol show topology. */

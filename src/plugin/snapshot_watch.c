@@ -12,6 +12,8 @@
 #include "src/common/slurm_xlator.h"
 
 #include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 
 #include "snapshot_watch.h"
 
@@ -35,6 +37,8 @@ static ff_engine_t *pending = NULL;
 static char pending_status[FF_PATH_MAX + 1024] = "";
 static bool status_pending = false;
 static bool have_engine = false;
+static char **nodes = NULL; /* the cluster's Slurm node names: a snapshot must have one */
+static int node_count = 0;
 /* Read without the lock on the hot path: set under it. */
 static volatile int news = 0;
 
@@ -59,15 +63,15 @@ static bool _same(const stamp_t *a, const stamp_t *b)
 }
 
 /* Loads `file`; on failure logs once (the caller tries each version once). */
-static ff_engine_t *_load(const char *file, const char *keep, bool fall_back, char *status,
-			  size_t status_len)
+static ff_engine_t *_load(const char *file, const char *keep, char **names, int names_cnt,
+			  bool fall_back, char *status, size_t status_len)
 {
 	ff_engine_t *fresh = NULL;
 	char err[FF_PATH_MAX + 512] = "", desc[256] = "";
 	int from_last_good = 0;
 
-	if (ff_engine_load_keeping_last_good(file, keep, &fresh, &from_last_good, err,
-					     sizeof(err)) == FF_OK) {
+	if (ff_engine_load_keeping_last_good(file, keep, (const char *const *)names, names_cnt,
+					     &fresh, &from_last_good, err, sizeof(err)) == FF_OK) {
 		ff_engine_describe(fresh, desc, sizeof(desc));
 		snprintf(status, status_len, "loaded %s (%s)", file, desc);
 		info("fabricfit: snapshot %s loaded: %s", file, desc);
@@ -92,14 +96,34 @@ static ff_engine_t *_load(const char *file, const char *keep, bool fall_back, ch
 	return NULL;
 }
 
-extern ff_engine_t *ffg_snapshot_load_now(const char *file, const char *keep, bool loaded,
-					  char *status, size_t status_len)
+static char **_copy_names(char **src, int n)
+{
+	char **out = xcalloc(MAX(n, 1), sizeof(char *));
+
+	for (int i = 0; i < n; i++)
+		out[i] = xstrdup(src[i]);
+	return out;
+}
+
+static void _free_names(char **names, int n)
+{
+	for (int i = 0; names && i < n; i++)
+		xfree(names[i]);
+	xfree(names);
+}
+
+extern ff_engine_t *ffg_snapshot_load_now(const char *file, const char *keep, char **names,
+					  int names_cnt, bool loaded, char *status,
+					  size_t status_len)
 {
 	stamp_t now = {0};
 	ff_engine_t *fresh = NULL;
 	bool exists = _stamp(file, &now);
 
 	slurm_mutex_lock(&watch_lock);
+	_free_names(nodes, node_count);
+	nodes = _copy_names(names, names_cnt);
+	node_count = names_cnt;
 	snprintf(path, sizeof(path), "%s", file);
 	snprintf(last_good, sizeof(last_good), "%s", keep ? keep : "");
 	if (loaded && exists && _same(&now, &tried)) {
@@ -115,11 +139,12 @@ extern ff_engine_t *ffg_snapshot_load_now(const char *file, const char *keep, bo
 	slurm_mutex_unlock(&watch_lock);
 
 	if (exists) {
-		fresh = _load(file, keep, !loaded, status, status_len);
+		fresh = _load(file, keep, names, names_cnt, !loaded, status, status_len);
 	} else if (!loaded && keep && keep[0]) {
 		char err[64];
 		int from_last_good = 0;
-		if (ff_engine_load_keeping_last_good(keep, NULL, &fresh, &from_last_good, err,
+		if (ff_engine_load_keeping_last_good(keep, NULL, (const char *const *)names,
+						     names_cnt, &fresh, &from_last_good, err,
 						     sizeof(err)) == FF_OK) {
 			error("fabricfit: no snapshot at %s; using the last good snapshot %s", file,
 			      keep);
@@ -138,6 +163,8 @@ extern ff_engine_t *ffg_snapshot_load_now(const char *file, const char *keep, bo
 static void *_watch(void *arg)
 {
 	char file[FF_PATH_MAX], keep[FF_PATH_MAX], status[FF_PATH_MAX + 1024];
+	char **names;
+	int names_cnt;
 
 	(void)arg;
 	slurm_mutex_lock(&watch_lock);
@@ -166,9 +193,12 @@ static void *_watch(void *arg)
 		if (_same(&now, &tried) || strcmp(file, path))
 			continue;
 		tried = now;
+		names = _copy_names(nodes, node_count);
+		names_cnt = node_count;
 		slurm_mutex_unlock(&watch_lock);
 		status[0] = '\0';
-		fresh = _load(file, keep, !loaded, status, sizeof(status));
+		fresh = _load(file, keep, names, names_cnt, !loaded, status, sizeof(status));
+		_free_names(names, names_cnt);
 		slurm_mutex_lock(&watch_lock);
 		if (strcmp(file, path)) { /* reconfigured meanwhile: stale */
 			ff_engine_free(fresh);
@@ -219,6 +249,9 @@ extern void ffg_snapshot_watch_stop(void)
 	news = 0;
 	tried.seen = false;
 	have_engine = false;
+	_free_names(nodes, node_count);
+	nodes = NULL;
+	node_count = 0;
 	slurm_mutex_unlock(&watch_lock);
 }
 

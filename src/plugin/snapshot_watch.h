@@ -16,12 +16,15 @@
 
 /*
  * Loads `path` now unless this version of it was tried already (build_config: startup,
- * reconfigure). On success returns the engine and keeps a copy at `last_good`. When it
- * does not load: with `have_engine`, NULL (the caller keeps its own); without, the engine
- * of the copy at `last_good` when there is one, else NULL. `status` says what happened.
+ * reconfigure). `nodes` are the cluster's Slurm node names (copied): a snapshot with none
+ * of them as hosts, another fabric's, is refused, here and by the watcher. On success returns the
+ * engine and keeps a copy at `last_good`. When it does not load: with `have_engine`, NULL (the
+ * caller keeps its own); without, the engine of the copy at `last_good` when there is one, else
+ * NULL. `status` says what happened.
  */
-extern ff_engine_t *ffg_snapshot_load_now(const char *path, const char *last_good, bool have_engine,
-					  char *status, size_t status_len);
+extern ff_engine_t *ffg_snapshot_load_now(const char *path, const char *last_good, char **nodes,
+					  int node_count, bool have_engine, char *status,
+					  size_t status_len);
 
 /* Starts the watcher (once; later calls only change the file it watches). */
 extern void ffg_snapshot_watch_start(void);

@@ -178,44 +178,17 @@ extern void ffg_map_nodes(void)
 	_report_mismatch(hosts);
 }
 
-/* How many of Slurm's nodes a loaded snapshot has as hosts. */
-static int _nodes_in_fabric(ff_engine_t *candidate)
-{
-	node_record_t *node_ptr;
-	int n = 0;
-
-	for (int i = 0; (node_ptr = next_node(&i)); i++)
-		if (ff_engine_host(candidate, node_ptr->name) >= 0)
-			n++;
-	return n;
-}
-
 /*
  * Puts a newly loaded engine in place (under slurmctld's locks: nothing evaluates at the
- * same time). A snapshot of another fabric, with none of Slurm's nodes, is refused.
+ * same time).
  */
 static void _adopt(ff_engine_t *fresh, const char *status)
 {
-	char desc[256] = "";
-
 	if (!fresh)
 		return;
-	if (!_nodes_in_fabric(fresh)) {
-		error("fabricfit: %s has none of Slurm's %d nodes (a snapshot of another fabric?); "
-		      "%s",
-		      settings.snapshot_file, active_node_record_count,
-		      engine ? "keeping the snapshot already loaded"
-			     : "using Slurm's default selection");
-		snprintf(engine_status, sizeof(engine_status),
-			 "refused snapshot: none of Slurm's nodes are in it%s",
-			 engine ? " (keeping the one already loaded)" : "");
-		ff_engine_free(fresh);
-		return;
-	}
 	ff_engine_free(engine);
 	engine = fresh;
 	ffg_map_nodes();
-	ff_engine_describe(engine, desc, sizeof(desc));
 	snprintf(engine_status, sizeof(engine_status), "%s", status);
 }
 
@@ -240,13 +213,21 @@ extern void ffg_load_engine_now(void)
 {
 	char status[sizeof(engine_status)] = "";
 	char *keep = NULL;
+	char **names = xcalloc(MAX(node_record_count, 1), sizeof(char *));
+	int count = 0;
+	node_record_t *node_ptr;
 	ff_engine_t *fresh;
+
+	/* A snapshot must have some of these as hosts (not another fabric's). */
+	for (int i = 0; (node_ptr = next_node(&i)); i++)
+		names[count++] = node_ptr->name;
 
 	if (slurm_conf.state_save_location)
 		xstrfmtcat(keep, "%s/fabricfit.snapshot.last-good", slurm_conf.state_save_location);
-	fresh = ffg_snapshot_load_now(settings.snapshot_file, keep, engine != NULL, status,
-				      sizeof(status));
+	fresh = ffg_snapshot_load_now(settings.snapshot_file, keep, names, count, engine != NULL,
+				      status, sizeof(status));
 	xfree(keep);
+	xfree(names);
 	if (fresh)
 		_adopt(fresh, status);
 	else if (status[0])

@@ -64,7 +64,9 @@ check "the corrupt snapshot was refused and logged once (2 refusals in all: $n)"
 sleep 2
 job_placed "after a snapshot of another fabric"
 job_placed "and again"
-refused_once "the snapshot of another fabric" "fabricfit: $snap has none of Slurm's 16 nodes"
+refused_once "the snapshot of another fabric" "fabricfit: $snap: none of the cluster's 16 Slurm nodes is a host of this fabric"
+check "the last good copy is still the good snapshot" \
+  bash -c "'$FABRICFIT' show --json '$lab/state/fabricfit.snapshot.last-good' | grep -q '\"gpu001\"'"
 
 # 4. A restart and a reconfigure with a bad snapshot in place: the last good copy.
 head -c 200 "$TEST_TMPDIR/good.snapshot" > "$snap"
@@ -79,26 +81,34 @@ wait_for 30 bash -c "scontrol ping | grep -q 'is UP'"
 sleep 1
 job_placed "after scontrol reconfigure with the bad snapshot still in place"
 
-# 5. SIGKILL in the middle of a stream of submissions: nothing lost.
+# 5. SIGKILL in the middle of a stream of submissions. slurmctld acknowledges a job before
+# its state save thread writes it (at most a few seconds later), so what a crash may lose
+# is the jobs of those last seconds: every job accepted earlier must still be there, and
+# the controller must place jobs again.
 cp "$TEST_TMPDIR/good.snapshot" "$snap.tmp" && mv "$snap.tmp" "$snap"
 : > "$TEST_TMPDIR/ids"
 (
-  for i in $(seq 1 40); do
-    sbatch --parsable -N 1 --gpus-per-node=2 -t 5 -o /dev/null --wrap 'sleep 1' >> "$TEST_TMPDIR/ids" 2> /dev/null
+  for i in $(seq 1 60); do
+    id=$(sbatch --parsable -N 1 --gpus-per-node=2 -t 5 -o /dev/null --wrap 'sleep 1' 2> /dev/null) &&
+      echo "$(date +%s) $id" >> "$TEST_TMPDIR/ids"
+    sleep 0.2
   done
 ) &
 streamer=$!
-wait_for 30 bash -c "[ \$(wc -l < '$TEST_TMPDIR/ids') -ge 15 ]"
+sleep 12
+killed_at=$(date +%s)
 "$LAB_SH" restart-ctld --dir "$lab" --signal KILL > "$lab.kill.log" 2>&1
 check "slurmctld came back after SIGKILL mid-stream" bash -c "scontrol ping | grep -q 'is UP'"
 wait "$streamer"
-accepted=$(grep -c '^[0-9]' "$TEST_TMPDIR/ids")
+old=$(awk -v t=$((killed_at - 6)) '$1 <= t { print $2 }' "$TEST_TMPDIR/ids")
+recent=$(awk -v t=$((killed_at - 6)) -v k="$killed_at" '$1 > t && $1 <= k { print $2 }' "$TEST_TMPDIR/ids" | wc -l)
 lost=""
-for id in $(grep '^[0-9]' "$TEST_TMPDIR/ids"); do
+for id in $old; do
   [ -n "$(job_field "$id" JobState)" ] || lost="$lost $id"
 done
-check "all $accepted jobs sbatch accepted are known after the restart${lost:+ (lost:$lost)}" test -z "$lost"
-last=$(tail -1 "$TEST_TMPDIR/ids")
+check "all $(wc -w <<< "$old") jobs accepted 6 s or more before the SIGKILL are there${lost:+ (lost:$lost)}" test -z "$lost"
+diag "jobs accepted in the last 6 s before the SIGKILL: $recent (Slurm may lose those)"
+last=$(tail -1 "$TEST_TMPDIR/ids" | cut -d' ' -f2)
 wait_job "$last" 90 > /dev/null
 job_placed "after the SIGKILL restart, placement resumes"
 check "slurmctld is still running" pid_running "$(cat "$lab/run/slurmctld.pid")"
