@@ -407,6 +407,7 @@ cmd_restart_ctld() {
   fi
   # Its pid file outlives a SIGKILL: a stale one must not stand for the new process.
   rm -f "$RUN/slurmctld.pid"
+  uts_prefix
   start_slurmctld
 }
 
@@ -643,17 +644,32 @@ make_gpu_devices() {
   if [ "$GPUS" -eq 1 ]; then GPU_FILES=$LAB_DIR/dev/nvidia0; else GPU_FILES="$LAB_DIR/dev/nvidia[0-$last]"; fi
 }
 
-# All daemons bind to the address of this host's name when NoInAddrAny/NoCtldInAddrAny are
-# set (and to INADDR_ANY otherwise); only use them when that address is a loopback one.
+# With NoInAddrAny/NoCtldInAddrAny every daemon binds to the address its host name resolves
+# to (and to INADDR_ANY without them). Where this host's name does not resolve to a
+# loopback address, the daemons run in a UTS namespace of their own whose host name is
+# "localhost", so that they still bind to 127.0.0.1 only (FABRICFIT_LAB_UTS=1 forces it).
 comm_params() {
+  echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny"
+}
+
+choose_uts() {
   local addr
   addr=$(getent ahostsv4 "$(hostname)" 2>/dev/null | awk 'NR == 1 { print $1 }')
-  case $addr in
-    127.*) echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny" ;;
-    *) log "warning: $(hostname) resolves to '${addr:-nothing}', not a loopback address: Slurm" \
-           "daemons will listen on all addresses (ports $CTLD_PORT, $SLURMD_PORT+)"
-       echo "# $(hostname) does not resolve to 127.x: daemons bind to INADDR_ANY" ;;
-  esac
+  LAB_UTS=no
+  case $addr in 127.*) ;; *) LAB_UTS=yes ;; esac
+  [ "${FABRICFIT_LAB_UTS:-0}" = 1 ] && LAB_UTS=yes
+  if [ "$LAB_UTS" = yes ]; then
+    command -v unshare >/dev/null || die "$(hostname) resolves to '${addr:-nothing}', not loopback, and unshare (util-linux) is missing"
+    getent ahostsv4 localhost | grep -q '^127\.' || die "localhost does not resolve to 127.x"
+    log "daemons run with host name 'localhost' in a UTS namespace: they bind to 127.0.0.1 only"
+  fi
+}
+
+# The command prefix that puts a daemon in that namespace (empty: none). Same PID (exec).
+uts_prefix() {
+  UTS_PREFIX=()
+  # shellcheck disable=SC2016 # for the inner shell
+  if [ "${LAB_UTS:-no}" = yes ]; then UTS_PREFIX=(unshare --uts -- sh -c 'hostname localhost && exec "$@"' sh); fi
 }
 
 write_configs() {
@@ -752,7 +768,7 @@ start_slurmctld() {
   fi
   # -D: foreground (see spawn); it logs to SlurmctldLogFile and, duplicated, to stderr.
   # The working directory must be writable for umad2sim (./sys-<pid>/).
-  (cd "$LAB_DIR/ctld" && spawn slurmctld slurmctld env "${envs[@]}" \
+  (cd "$LAB_DIR/ctld" && spawn slurmctld slurmctld "${UTS_PREFIX[@]}" env "${envs[@]}" \
      "$SLURM_PREFIX/sbin/slurmctld" -D -f "$CONF" < /dev/null > "$LOGS/slurmctld.stderr" 2>&1)
   local pid
   if ! pid=$(spawned_pid slurmctld) || ! wait_until "$TIMEOUT" slurmctld_ready "$pid"; then
@@ -776,7 +792,7 @@ start_slurmds() {
   # one file, to stderr (which also catches errors from before the log file is open).
   while read -r node; do
     mkdir -p "$LAB_DIR/spool/slurmd.$node"   # else slurmd logs an error before creating it
-    (cd "$LAB_DIR/spool" && spawn "slurmd.$node" slurmd "$SLURM_PREFIX/sbin/slurmd" -D -f "$CONF" -N "$node" \
+    (cd "$LAB_DIR/spool" && spawn "slurmd.$node" slurmd "${UTS_PREFIX[@]}" "$SLURM_PREFIX/sbin/slurmd" -D -f "$CONF" -N "$node" \
        < /dev/null >> "$LOGS/slurmd.stderr" 2>&1)
   done < "$LAB_DIR/nodes"
   wait_until 10 all_slurmds_spawned || die "could not start all slurmds"
@@ -829,7 +845,7 @@ write_lab_env() {
     printf '# Settings of the lab in this directory (written by lab.sh up)\n'
     local v
     for v in SLURM_PREFIX NODES LEAVES GPUS RAILS SPINES UPLINKS TOPOLOGY CTLD_PORT SLURMD_PORT \
-             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO PLUGIN_DIR; do
+             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO PLUGIN_DIR LAB_UTS; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } > "$LAB_ENV"
@@ -860,6 +876,8 @@ cmd_up() {
   trap on_up_exit EXIT
   trap 'exit 130' INT TERM HUP   # so that on_up_exit cleans up after an interrupted up
   check_ports
+  choose_uts
+  uts_prefix
   generate_fabric
   write_lab_env
   start_ibsim
