@@ -8,7 +8,7 @@
 #   lab.sh down   [--dir DIR] stop exactly the processes `up` started (no-op if not up)
 #   lab.sh status [--dir DIR] per-daemon liveness and an sinfo summary; exit 1 unless all up
 #   lab.sh env    [--dir DIR] print `export ...` lines for using sbatch/srun/scontrol on the lab
-#   lab.sh restart-ctld [--dir DIR] [--signal TERM|KILL]
+#   lab.sh restart-slurmctld [--dir DIR] [--signal TERM|KILL]
 #                             stop slurmctld (SIGTERM, or SIGKILL as a crash) and start it again
 #                             from its saved state, as a site restarts its controller
 #
@@ -40,13 +40,14 @@ CPUS=32            # per node, what slurmd claims thanks to SlurmdParameters=con
 MEM_MB=4000
 TIMEOUT=60         # seconds to wait for each daemon / for all nodes to turn idle
 FORCE=0
-SIGNAL=TERM        # restart-ctld: how slurmctld is stopped
+SIGNAL=TERM        # restart-slurmctld: how slurmctld is stopped
 UMAD2SIM=no        # --umad2sim: preload umad2sim into slurmctld (the controller never discovers
                    # by design; discovery runs out of band: `fabricfit discover`)
 FF_CONF_SRC=       # optional file copied to DIR/fabricfit.conf
 SLURM_CONF_EXTRA=  # optional file appended to slurm.conf
 PLUGIN_DIR=        # optional directory searched for plugins before Slurm's own (PluginDir)
 SLURM_ENV_FILE=${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}
+SLURM_RELEASE=${FABRICFIT_SLURM_VERSION:-}  # --slurm: a release under /opt/fabricfit/slurm instead
 UMAD2SIM_SO=${FABRICFIT_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 
 DAEMONS_ORDER=(slurmd slurmctld munged ibsim) # order in which `down` stops things
@@ -74,21 +75,27 @@ Usage: $PROG up     [--nodes N] [--leaves L] [--gpus G] [--rails R] [--spines S]
                     [--topology fabricfit|tree] [--dir DIR] [--ctld-port P] [--slurmd-port P]
                     [--cpus C] [--mem MB] [--timeout SECS] [--fabricfit-conf FILE]
                     [--slurm-conf-extra FILE] [--plugin-dir DIR] [--umad2sim|--no-umad2sim]
-                    [--force]
+                    [--slurm VERSION] [--force]
        $PROG down   [--dir DIR]
+       $PROG restart-slurmctld [--dir DIR] [--signal TERM|KILL]
+                                             stop slurmctld (TERM: it saves its state; KILL:
+                                             a crash) and start it again on its saved state
        $PROG status [--dir DIR]
        $PROG env    [--dir DIR]
-       $PROG restart-ctld [--dir DIR] [--signal TERM|KILL]
 
 Defaults: $NODES nodes x $GPUS GPUs on $LEAVES leaves, $SPINES spines, uplinks = hosts per leaf,
 $RAILS rail, topology $TOPOLOGY, dir ${LAB_DIR}, slurmctld port $CTLD_PORT, slurmd ports
 $SLURMD_PORT.. (one per node), wait timeout ${TIMEOUT}s.
 
 Environment: FABRICFIT_BIN (fabricfit CLI, default 'fabricfit' on PATH), FABRICFIT_SLURM_ENV
-(default /opt/fabricfit/slurm/current.env), FABRICFIT_LAB_DIR (default --dir),
+(default /opt/fabricfit/slurm/current.env), FABRICFIT_SLURM_VERSION (as --slurm),
+FABRICFIT_SLURM_PREFIX (default /opt/fabricfit/slurm), FABRICFIT_LAB_DIR (default --dir),
 FABRICFIT_UMAD2SIM (path of libumad2sim.so).
 
   --topology fabricfit  TopologyPlugin=topology/fabricfit (needs topology_fabricfit.so)
+  --slurm VERSION       run the Slurm release contrib/setup-slurm.sh built into
+                        \$FABRICFIT_SLURM_PREFIX/VERSION (26.05.3, or a series such as 26.05 for
+                        its newest build) instead of the one FABRICFIT_SLURM_ENV names
   --umad2sim            run slurmctld with umad2sim preloaded and IBSIM_SOCKNAME set (off by
                         default: the controller reads snapshots, discovery runs out of band)
   --topology tree       TopologyPlugin=topology/tree with a topology.conf of the discovered fabric
@@ -210,11 +217,35 @@ spawned_pid() {
   read_pidfile "$RUN/spawn/$1.pid"
 }
 
+# --slurm VERSION: the release's env file from contrib/setup-slurm.sh, or else its finished
+# build (stamp .fabricfit-built) in the same layout. A series (26.05) means its newest build.
+select_slurm_release() {
+  local base=${FABRICFIT_SLURM_PREFIX:-/opt/fabricfit/slurm} v=$SLURM_RELEASE
+  [[ $v =~ ^[0-9]+\.[0-9]+(\.[0-9]+)?$ ]] || die "--slurm wants a release such as 26.05.3 or 26.05, not '$v'"
+  if [ ! -f "$base/$v/.fabricfit-built" ] && [ ! -r "$base/$v.env" ]; then
+    v=$(find "$base" -maxdepth 2 -path "$base/$v.*/.fabricfit-built" 2>/dev/null |
+          sed 's|/\.fabricfit-built$||; s|.*/||' | sort -V | tail -n 1)
+    [ -n "$v" ] || die "no Slurm $SLURM_RELEASE under $base: run contrib/setup-slurm.sh --release VERSION (or --tarball FILE) first"
+  fi
+  if [ -r "$base/$v.env" ]; then
+    SLURM_ENV_FILE=$base/$v.env
+  else
+    [ -f "$base/$v/.fabricfit-built" ] || die "Slurm $v in $base/$v is not finished (no .fabricfit-built)"
+    SLURM_ENV_FILE=
+    SLURM_VERSION=$v SLURM_PREFIX=$base/$v SLURM_SRC=$base/build/slurm-$v
+  fi
+}
+
 load_slurm_env() {
-  [ -r "$SLURM_ENV_FILE" ] ||
-    die "$SLURM_ENV_FILE not found: run contrib/setup-slurm.sh first (or set FABRICFIT_SLURM_ENV)"
-  # shellcheck disable=SC1090
-  . "$SLURM_ENV_FILE"
+  if [ -n "$SLURM_RELEASE" ]; then
+    select_slurm_release
+  fi
+  if [ -n "$SLURM_ENV_FILE" ]; then
+    [ -r "$SLURM_ENV_FILE" ] ||
+      die "$SLURM_ENV_FILE not found: run contrib/setup-slurm.sh first (or set FABRICFIT_SLURM_ENV or --slurm)"
+    # shellcheck disable=SC1090
+    . "$SLURM_ENV_FILE"
+  fi
   [ -n "${SLURM_PREFIX:-}" ] || die "$SLURM_ENV_FILE does not set SLURM_PREFIX"
   local b
   for b in sbin/slurmctld sbin/slurmd bin/scontrol bin/sinfo bin/squeue bin/scancel; do
@@ -392,9 +423,9 @@ do_down() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# restart-ctld: slurmctld stopped (or killed) and started again from its saved state (no -c)
+# restart-slurmctld: slurmctld stopped (or killed) and started again from its saved state (no -c)
 # ---------------------------------------------------------------------------------------------
-cmd_restart_ctld() {
+cmd_restart_slurmctld() {
   [ -e "$MARKER" ] && load_lab_env || die "no lab in $LAB_DIR"
   case $SIGNAL in TERM|KILL) ;; *) die "--signal must be TERM or KILL" ;; esac
   lock_lab
@@ -456,6 +487,8 @@ dead_slurmds() {
   done < "$LAB_DIR/nodes"
 }
 
+# Stops slurmctld with SIGTERM (it saves jobs and nodes in StateSaveLocation) and starts
+# it again without -c, so it recovers that state: what a site's controller restart does.
 cmd_env() {
   if [ ! -e "$MARKER" ] || ! load_lab_env; then
     die "no lab in $LAB_DIR (run '$PROG up --dir $LAB_DIR' first)"
@@ -775,7 +808,7 @@ start_slurmctld() {
     show_tail "$LOGS/slurmctld.log"
     die "slurmctld did not come up"
   fi
-  log "slurmctld up (pid $pid, port $CTLD_PORT, TopologyPlugin=topology/$TOPOLOGY$sim_note)"
+  log "slurmctld up (pid $pid, port $CTLD_PORT, Slurm ${SLURM_VERSION:-$SLURM_PREFIX}, TopologyPlugin=topology/$TOPOLOGY$sim_note)"
 }
 
 slurmctld_ready() {
@@ -909,7 +942,7 @@ main() {
   [ $# -gt 0 ] || { usage >&2; exit 2; }
   local cmd=$1; shift
   case $cmd in
-    up|down|status|env|restart-ctld) ;;
+    up|down|status|env|restart-slurmctld) ;;
     -h|--help|help) usage; exit 0 ;;
     *) usage >&2; die "unknown command '$cmd'" ;;
   esac
@@ -944,6 +977,7 @@ main() {
       --slurm-conf-extra) SLURM_CONF_EXTRA=$(realpath -m "$val") ;;
       --plugin-dir) PLUGIN_DIR=$(realpath -m "$val") ;;
       --signal) SIGNAL=$val ;;
+      --slurm) SLURM_RELEASE=$val ;;
       *) die "unknown option '$opt' (see $PROG --help)" ;;
     esac
   done
@@ -953,7 +987,7 @@ main() {
     down) cmd_down ;;
     status) if cmd_status; then exit 0; else exit 1; fi ;;
     env) cmd_env ;;
-    restart-ctld) cmd_restart_ctld ;;
+    restart-slurmctld) cmd_restart_slurmctld ;;
   esac
 }
 

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine: installs what is missing
 # (packages, Slurm 24.11), builds and installs fabricfit, runs the unit tests
-# (GoogleTest, `make check`) and the integration tests (ibsim, a real local Slurm
-# cluster), and ends with one line "N passed, N failed".
-#   contrib/run-tests.sh [--unit-only] [TEST-SCRIPT...]
+# (GoogleTest and the plugin symbol test, `make check`) and the integration tests (ibsim,
+# a real local Slurm cluster) on the default release; then, for each further Slurm release
+# (FABRICFIT_CI_RELEASES, default "25.11.7 26.05.3"; tarballs and their SHA-256 from
+# ../shared/slurm unless built already), builds only the plugins against it, runs the symbol
+# test and the lab tests of the plugins on it. Ends with one line "N passed, N failed".
+#   contrib/run-tests.sh [--unit-only] [--no-releases] [TEST-SCRIPT...]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${FABRICFIT_BUILD_DIR:-$top/build}
-unit_only=no
+unit_only=no releases=${FABRICFIT_CI_RELEASES-25.11.7 26.05.3}
 selected=()
 for arg in "$@"; do
   case "$arg" in
     --unit-only) unit_only=yes ;;
+    --no-releases) releases= ;;
     *) selected+=("$arg") ;;
   esac
 done
 
+t_build=$SECONDS
 "$top/contrib/build.sh" || { echo "0 passed, 1 failed"; exit 1; }
+echo "== build (Slurm $(. "${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}" && echo "$SLURM_VERSION")): $((SECONDS - t_build)) s"
 
 passed=0 failed=0
 log_dir=$build/test-logs
@@ -33,9 +39,12 @@ u_logs=()
 for t in $(make -s -C "$build" print-tests 2>/dev/null); do u_logs+=("$build/$t.log"); done
 u_pass=$(cat "${u_logs[@]}" 2>/dev/null | grep -c '^\[       OK \]' || true); u_pass=${u_pass:-0}
 u_fail=$(cat "${u_logs[@]}" 2>/dev/null | grep -c '^\[  FAILED  \] .*(' || true); u_fail=${u_fail:-0}
+# Script tests (the plugin symbol test) speak TAP.
+u_pass=$((u_pass + $(cat "${u_logs[@]}" 2>/dev/null | grep -c '^ok ' || true)))
+u_fail=$((u_fail + $(cat "${u_logs[@]}" 2>/dev/null | grep -c '^not ok ' || true)))
 [ "$u_status" = fail ] && [ "$u_fail" -eq 0 ] && u_fail=1
 echo "unit: $u_pass passed, $u_fail failed (${#u_logs[@]} test programs)"
-[ "$u_fail" -gt 0 ] && { cat "${u_logs[@]}" 2>/dev/null | grep -E 'Failure|FAILED' | head -30; tail -20 "$log_dir/unit.log"; }
+[ "$u_fail" -gt 0 ] && { cat "${u_logs[@]}" 2>/dev/null | grep -E 'Failure|FAILED|^not ok' | head -30; tail -20 "$log_dir/unit.log"; }
 passed=$((passed + u_pass)); failed=$((failed + u_fail))
 
 echo "== style (clang-format, the repo's .clang-format)"
@@ -49,28 +58,63 @@ if command -v clang-format > /dev/null && git -C "$top" rev-parse --git-dir > /d
   fi
 fi
 
+# run_test FILE [LABEL]: one integration test script, its TAP lines shown and counted.
+run_test() {
+  local t=$1 label=${2:-}
+  local name; name=$(basename "$t" .sh)
+  echo "== $name${label:+ ($label)}"
+  local start=$SECONDS log=$log_dir/$name${label:+.$label}.log
+  bash "$t" > "$log" 2>&1
+  local rc=$?
+  grep -E '^(ok|not ok|#)' "$log" || true
+  local t_pass t_fail
+  t_pass=$(grep -c '^ok ' "$log" || true)
+  t_fail=$(grep -c '^not ok ' "$log" || true)
+  if [ $rc -ne 0 ] && [ "$t_fail" -eq 0 ]; then
+    t_fail=1
+    echo "not ok - $name exited $rc without reporting a failure"; tail -20 "$log"
+  fi
+  echo "$name${label:+ ($label)}: $t_pass passed, $t_fail failed ($((SECONDS - start)) s)"
+  passed=$((passed + t_pass)); failed=$((failed + t_fail))
+}
+
 if [ "$unit_only" = no ]; then
   export PATH="$(dirname "$(command -v fabricfit || echo /usr/local/bin/fabricfit)"):$PATH"
+  explicit=${#selected[@]}
   if [ ${#selected[@]} -eq 0 ]; then
     mapfile -t selected < <(ls "$top"/tests/integration/test_*.sh | sort)
   fi
-  for t in "${selected[@]}"; do
-    name=$(basename "$t" .sh)
-    echo "== $name"
+  for t in "${selected[@]}"; do run_test "$t"; done
+
+  # Further releases: the plugins only (the core is release-independent), the symbol test,
+  # and the lab tests of the plugins (placement and fallback, restart/reconfigure, the SPANK
+  # side and NCCL settings when present), or the tests named on the command line.
+  for r in $releases; do
+    echo "== Slurm $r: setup, plugins, symbol test"
     start=$SECONDS
-    bash "$t" > "$log_dir/$name.log" 2>&1
-    rc=$?
-    cat "$log_dir/$name.log" | grep -E '^(ok|not ok|#)' || true
-    t_pass=$(grep -c '^ok ' "$log_dir/$name.log" || true)
-    t_fail=$(grep -c '^not ok ' "$log_dir/$name.log" || true)
-    if [ $rc -ne 0 ] && [ "$t_fail" -eq 0 ]; then
-      t_fail=1
-      echo "not ok - $name exited $rc without reporting a failure"; tail -20 "$log_dir/$name.log"
+    if "$top/contrib/setup-slurm.sh" --release "$r" > "$log_dir/setup-$r.log" 2>&1 &&
+       "$top/contrib/build.sh" --no-setup --slurm "$r" --plugins-only > "$log_dir/build-$r.log" 2>&1; then
+      grep -E '^(ok|not ok)' "$log_dir/build-$r.log" || true
+      passed=$((passed + $(grep -c '^ok ' "$log_dir/build-$r.log" || true)))
+      failed=$((failed + $(grep -c '^not ok ' "$log_dir/build-$r.log" || true)))
+    else
+      echo "not ok - Slurm $r: setup or plugin build failed"; tail -20 "$log_dir/setup-$r.log" "$log_dir/build-$r.log"
+      grep -E '^not ok' "$log_dir/build-$r.log" || true
+      failed=$((failed + 1))
+      continue
     fi
-    echo "$name: $t_pass passed, $t_fail failed ($((SECONDS - start)) s)"
-    passed=$((passed + t_pass)); failed=$((failed + t_fail))
+    echo "Slurm $r: setup and plugins $((SECONDS - start)) s"
+    if [ "$explicit" -gt 0 ]; then
+      rel_tests=("${selected[@]}")
+    else
+      mapfile -t rel_tests < <(ls "$top"/tests/integration/test_placement_*.sh "$top"/tests/integration/test_plugin_*.sh \
+                                  "$top"/tests/integration/test_nccl*.sh 2>/dev/null | sort)
+    fi
+    for t in "${rel_tests[@]}"; do FABRICFIT_SLURM_VERSION=$r run_test "$t" "slurm-$r"; done
+    echo "Slurm $r: $((SECONDS - start)) s in all"
   done
 fi
 
+echo "total time: $SECONDS s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -42,11 +42,6 @@ const char plugin_type[] = "topology/fabricfit";
 const uint32_t plugin_id = 190;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* What `scontrol show topology` prints: made in slurmctld, shipped to the client. */
-typedef struct {
-	char *text;
-} fabricfit_topoinfo_t;
-
 ff_settings_t settings;
 static char *conf_path = NULL;
 static char conf_status[512] = "not read";
@@ -145,18 +140,8 @@ extern bool ffg_generate_node_ranking(void)
 	return true;
 }
 
-extern int ffg_topoinfo_free(void *topoinfo_ptr)
-{
-	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
-
-	if (topoinfo) {
-		xfree(topoinfo->text);
-		xfree(topoinfo);
-	}
-	return SLURM_SUCCESS;
-}
-
-static char *_describe(void)
+/* What `scontrol show topology` prints: the plugin's settings and snapshot state. */
+extern char *ffg_describe(void)
 {
 	char *out = NULL;
 
@@ -180,63 +165,6 @@ static char *_describe(void)
 		xstrfmtcat(out, "HostsWithGpus=%d/%d Gpus=%d\n", known, hosts, gpus);
 	}
 	return out;
-}
-
-extern int ffg_get(topology_data_t type, void *data)
-{
-	switch (type) {
-	case TOPO_DATA_TOPOLOGY_PTR: {
-		dynamic_plugin_data_t **topoinfo_pptr = data;
-		fabricfit_topoinfo_t *topoinfo = xmalloc(sizeof(*topoinfo));
-
-		topoinfo->text = _describe();
-		*topoinfo_pptr = xmalloc(sizeof(dynamic_plugin_data_t));
-		(*topoinfo_pptr)->data = topoinfo;
-		(*topoinfo_pptr)->plugin_id = plugin_id;
-		return SLURM_SUCCESS;
-	}
-	case TOPO_DATA_REC_CNT:
-		*(int *)data = 0;
-		return SLURM_SUCCESS;
-	case TOPO_DATA_EXCLUSIVE_TOPO:
-		*(int *)data = 0;
-		return SLURM_SUCCESS;
-	default:
-		error("fabricfit: unsupported topology data type %d", type);
-		return SLURM_ERROR;
-	}
-}
-
-extern int ffg_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
-{
-	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
-	char *text = topoinfo->text;
-
-	packstr(text, buffer);
-	return SLURM_SUCCESS;
-}
-
-extern int ffg_topoinfo_print(void *topoinfo_ptr, char *nodes_list, char **out)
-{
-	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
-
-	*out = xstrdup(topoinfo && topoinfo->text ? topoinfo->text
-						  : "fabricfit: no topology information\n");
-	return SLURM_SUCCESS;
-}
-
-extern int ffg_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t protocol_version)
-{
-	fabricfit_topoinfo_t *topoinfo = xmalloc(sizeof(*topoinfo));
-
-	*topoinfo_pptr = topoinfo;
-	safe_unpackstr(&topoinfo->text, buffer);
-	return SLURM_SUCCESS;
-
-unpack_error:
-	ffg_topoinfo_free(topoinfo);
-	*topoinfo_pptr = NULL;
-	return SLURM_ERROR;
 }
 
 /*

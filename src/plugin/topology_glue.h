@@ -29,11 +29,14 @@ extern int ffg_destroy_config(void);
 extern int ffg_add_rm_node(node_record_t *node_ptr);
 extern int ffg_eval_nodes(topology_eval_t *topo_eval);
 extern bool ffg_generate_node_ranking(void);
+/* topology_topoinfo.c: */
+extern char *ffg_describe(void);
 extern int ffg_get(topology_data_t type, void *data);
 extern int ffg_topoinfo_free(void *topoinfo_ptr);
 extern int ffg_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version);
 extern int ffg_topoinfo_print(void *topoinfo_ptr, char *nodes_list, char **out);
 extern int ffg_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t protocol_version);
+/* topology_glue.c: */
 extern uint32_t ffg_get_fragmentation(bitstr_t *node_mask);
 extern int ffg_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size,
 			int unit_shift);

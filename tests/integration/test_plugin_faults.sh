@@ -70,7 +70,7 @@ check "the last good copy is still the good snapshot" \
 
 # 4. A restart and a reconfigure with a bad snapshot in place: the last good copy.
 head -c 200 "$TEST_TMPDIR/good.snapshot" > "$snap"
-"$LAB_SH" restart-ctld --dir "$lab" > "$lab.restart.log" 2>&1
+"$LAB_SH" restart-slurmctld --dir "$lab" > "$lab.restart.log" 2>&1
 job_placed "after a restart with a bad snapshot in place (last good copy)"
 check "the restart logged that it uses the last good copy" \
   grep -q "fabricfit: $snap: .*; using the last good snapshot $lab/state/fabricfit.snapshot.last-good" "$ctld_log"
@@ -97,7 +97,7 @@ cp "$TEST_TMPDIR/good.snapshot" "$snap.tmp" && mv "$snap.tmp" "$snap"
 streamer=$!
 sleep 12
 killed_at=$(date +%s)
-"$LAB_SH" restart-ctld --dir "$lab" --signal KILL > "$lab.kill.log" 2>&1
+"$LAB_SH" restart-slurmctld --dir "$lab" --signal KILL > "$lab.kill.log" 2>&1
 check "slurmctld came back after SIGKILL mid-stream" bash -c "scontrol ping | grep -q 'is UP'"
 wait "$streamer"
 old=$(awk -v t=$((killed_at - 6)) '$1 <= t { print $2 }' "$TEST_TMPDIR/ids")
