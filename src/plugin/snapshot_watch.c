@@ -274,3 +274,15 @@ extern ff_engine_t *ffg_snapshot_take(char *status, size_t status_len, bool *sta
 	slurm_mutex_unlock(&watch_lock);
 	return fresh;
 }
+
+extern bool ffg_snapshot_peek_status(char *status, size_t status_len)
+{
+	bool have;
+
+	slurm_mutex_lock(&watch_lock);
+	have = status_pending;
+	if (have)
+		snprintf(status, status_len, "%s", pending_status);
+	slurm_mutex_unlock(&watch_lock);
+	return have;
+}

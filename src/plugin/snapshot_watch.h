@@ -36,4 +36,7 @@ extern void ffg_snapshot_watch_stop(void);
  */
 extern ff_engine_t *ffg_snapshot_take(char *status, size_t status_len, bool *status_changed);
 
+/* The watcher's newest status not yet taken by ffg_snapshot_take (scontrol show topology). */
+extern bool ffg_snapshot_peek_status(char *status, size_t status_len);
+
 #endif

@@ -34,6 +34,7 @@
 
 #include "fabricfit_api.h"
 #include "topology_glue.h"
+#include "snapshot_watch.h"
 #include "topology_glue_internal.h"
 
 const char plugin_name[] = "topology fabricfit plugin";
@@ -143,15 +144,18 @@ extern bool ffg_generate_node_ranking(void)
 /* What `scontrol show topology` prints: the plugin's settings and snapshot state. */
 extern char *ffg_describe(void)
 {
-	char *out = NULL;
+	char *out = NULL, status[sizeof(engine_status)];
 
+	/* What the snapshot watcher found since the last evaluation, if anything. */
+	if (!running_in_slurmctld() || !ffg_snapshot_peek_status(status, sizeof(status)))
+		snprintf(status, sizeof(status), "%s", engine_status);
 	xstrfmtcat(out, "Plugin=%s Version=\"%s\"\n", plugin_type, ff_version());
 	xstrfmtcat(out, "Config=%s Status=\"%s\" Using=%s\n", conf_path ? conf_path : "(none)",
 		   conf_status, settings.source);
 	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings.snapshot_file,
 		   settings.default_pattern);
 	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n", engine ? "fabricfit" : "slurm-default",
-		   engine_status);
+		   status);
 	if (engine && mismatch_note)
 		xstrfmtcat(out, "%s\n", mismatch_note);
 	if (engine && host_total) {
