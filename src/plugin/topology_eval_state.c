@@ -83,7 +83,11 @@ static void _restore_node(const saved_node_t *in, avail_res_t *res)
 
 	res->avail_cpus = in->counts.avail_cpus;
 	res->avail_gpus = in->counts.avail_gpus;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+	res->avail_res_prod = in->counts.avail_res_prod; /* avail_res_cnt until 24.11 */
+#else
 	res->avail_res_cnt = in->counts.avail_res_cnt;
+#endif
 	res->gres_min_cpus = in->counts.gres_min_cpus;
 	res->gres_max_tasks = in->counts.gres_max_tasks;
 	res->max_cpus = in->counts.max_cpus;
