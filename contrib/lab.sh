@@ -8,6 +8,9 @@
 #   lab.sh down   [--dir DIR] stop exactly the processes `up` started (no-op if not up)
 #   lab.sh status [--dir DIR] per-daemon liveness and an sinfo summary; exit 1 unless all up
 #   lab.sh env    [--dir DIR] print `export ...` lines for using sbatch/srun/scontrol on the lab
+#   lab.sh restart-slurmctld [--dir DIR] [--signal TERM|KILL]
+#                             stop slurmctld (SIGTERM, or SIGKILL as a crash) and start it again
+#                             from its saved state, as a site restarts its controller
 #
 # Everything lives in one directory (default /var/tmp/fabricfit-lab): generated configs, the
 # fabric, state, spool, logs and pid files. Processes are only ever signalled by the PIDs this
@@ -37,6 +40,7 @@ CPUS=32            # per node, what slurmd claims thanks to SlurmdParameters=con
 MEM_MB=4000
 TIMEOUT=60         # seconds to wait for each daemon / for all nodes to turn idle
 FORCE=0
+SIGNAL=TERM        # restart-slurmctld: how slurmctld is stopped
 UMAD2SIM=no        # --umad2sim: preload umad2sim into slurmctld (the controller never discovers
                    # by design; discovery runs out of band: `fabricfit discover`)
 FF_CONF_SRC=       # optional file copied to DIR/fabricfit.conf
@@ -44,6 +48,7 @@ SLURM_CONF_EXTRA=  # optional file appended to slurm.conf
 SPANK_SO=          # --spank-plugin: the fabricfit.so plugstack.conf loads (default: Slurm's plugin dir)
 STORAGE_HCAS=0     # --storage-hcas: 1 gives every host a storage HCA (mlx5_<rails>) on a storage leaf
 COMPUTE_HCA=       # --compute-hca: the discovery's compute-HCA pattern (default: every HCA)
+PLUGIN_DIR=        # optional directory searched for plugins before Slurm's own (PluginDir)
 SLURM_ENV_FILE=${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}
 SLURM_RELEASE=${FABRICFIT_SLURM_VERSION:-}  # --slurm: a release under /opt/fabricfit/slurm instead
 UMAD2SIM_SO=${FABRICFIT_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
@@ -73,10 +78,12 @@ Usage: $PROG up     [--nodes N] [--leaves L] [--gpus G] [--rails R] [--spines S]
                     [--topology fabricfit|tree] [--dir DIR] [--ctld-port P] [--slurmd-port P]
                     [--cpus C] [--mem MB] [--timeout SECS] [--fabricfit-conf FILE]
                     [--slurm-conf-extra FILE] [--spank-plugin SO] [--storage-hcas N]
-                    [--compute-hca REGEX] [--umad2sim|--no-umad2sim] [--slurm VERSION] [--force]
+                    [--compute-hca REGEX] [--plugin-dir DIR] [--umad2sim|--no-umad2sim]
+                    [--slurm VERSION] [--force]
        $PROG down   [--dir DIR]
-       $PROG restart-slurmctld [--dir DIR]   stop slurmctld (it saves its state) and start it
-                                             again on that state, as an admin's restart does
+       $PROG restart-slurmctld [--dir DIR] [--signal TERM|KILL]
+                                             stop slurmctld (TERM: it saves its state; KILL:
+                                             a crash) and start it again on its saved state
        $PROG status [--dir DIR]
        $PROG env    [--dir DIR]
 
@@ -100,6 +107,8 @@ FABRICFIT_UMAD2SIM (path of libumad2sim.so).
   --storage-hcas 0|1    1: every host has a storage HCA (mlx5_<rails>) on a storage leaf
                         cabled to the first spine (generate --storage-hcas)
   --compute-hca REGEX   discover with this compute-HCA pattern (e.g. 'mlx5_[01]')
+  --plugin-dir DIR      look for plugins (topology_fabricfit.so) in DIR before Slurm's plugin
+                        directory: a build's plugin tried without installing it
   --force               with up: take down a running lab in DIR first
 EOF
 }
@@ -422,6 +431,26 @@ do_down() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# restart-slurmctld: slurmctld stopped (or killed) and started again from its saved state (no -c)
+# ---------------------------------------------------------------------------------------------
+cmd_restart_slurmctld() {
+  [ -e "$MARKER" ] && load_lab_env || die "no lab in $LAB_DIR"
+  case $SIGNAL in TERM|KILL) ;; *) die "--signal must be TERM or KILL" ;; esac
+  lock_lab
+  local pid
+  pid=$(lab_pids | awk '$1 == "slurmctld" { print $2; exit }')
+  if [ -n "$pid" ]; then
+    signal_and_wait "$SIGNAL" 30 "$pid" || die "slurmctld (pid $pid) did not exit after SIG$SIGNAL"
+  else
+    log "slurmctld was not running (crashed?): starting it"
+  fi
+  # Its pid file outlives a SIGKILL: a stale one must not stand for the new process.
+  rm -f "$RUN/slurmctld.pid"
+  uts_prefix
+  start_slurmctld
+}
+
+# ---------------------------------------------------------------------------------------------
 # status / env
 # ---------------------------------------------------------------------------------------------
 cmd_status() {
@@ -468,15 +497,6 @@ dead_slurmds() {
 
 # Stops slurmctld with SIGTERM (it saves jobs and nodes in StateSaveLocation) and starts
 # it again without -c, so it recovers that state: what a site's controller restart does.
-cmd_restart_slurmctld() {
-  [ -e "$MARKER" ] && load_lab_env || die "no lab in $LAB_DIR (run '$PROG up --dir $LAB_DIR' first)"
-  lock_lab
-  local all; all=$(lab_pids)
-  grep -q '^slurmctld ' <<<"$all" || die "slurmctld of the lab in $LAB_DIR is not running"
-  stop_group slurmctld "$all" 30
-  start_slurmctld
-}
-
 cmd_env() {
   if [ ! -e "$MARKER" ] || ! load_lab_env; then
     die "no lab in $LAB_DIR (run '$PROG up --dir $LAB_DIR' first)"
@@ -517,6 +537,7 @@ validate_up_args() {
   for t in munged mungekey; do command -v "$t" >/dev/null || die "$t not found (package munge)"; done
   if [ -n "$FF_CONF_SRC" ]; then [ -r "$FF_CONF_SRC" ] || die "--fabricfit-conf $FF_CONF_SRC is not readable"; fi
   if [ -n "$SLURM_CONF_EXTRA" ]; then [ -r "$SLURM_CONF_EXTRA" ] || die "--slurm-conf-extra $SLURM_CONF_EXTRA is not readable"; fi
+  if [ -n "$PLUGIN_DIR" ]; then [ -d "$PLUGIN_DIR" ] || die "--plugin-dir $PLUGIN_DIR is not a directory"; fi
 }
 
 find_fabricfit() {
@@ -666,17 +687,32 @@ make_gpu_devices() {
   if [ "$GPUS" -eq 1 ]; then GPU_FILES=$LAB_DIR/dev/nvidia0; else GPU_FILES="$LAB_DIR/dev/nvidia[0-$last]"; fi
 }
 
-# All daemons bind to the address of this host's name when NoInAddrAny/NoCtldInAddrAny are
-# set (and to INADDR_ANY otherwise); only use them when that address is a loopback one.
+# With NoInAddrAny/NoCtldInAddrAny every daemon binds to the address its host name resolves
+# to (and to INADDR_ANY without them). Where this host's name does not resolve to a
+# loopback address, the daemons run in a UTS namespace of their own whose host name is
+# "localhost", so that they still bind to 127.0.0.1 only (FABRICFIT_LAB_UTS=1 forces it).
 comm_params() {
+  echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny"
+}
+
+choose_uts() {
   local addr
   addr=$(getent ahostsv4 "$(hostname)" 2>/dev/null | awk 'NR == 1 { print $1 }')
-  case $addr in
-    127.*) echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny" ;;
-    *) log "warning: $(hostname) resolves to '${addr:-nothing}', not a loopback address: Slurm" \
-           "daemons will listen on all addresses (ports $CTLD_PORT, $SLURMD_PORT+)"
-       echo "# $(hostname) does not resolve to 127.x: daemons bind to INADDR_ANY" ;;
-  esac
+  LAB_UTS=no
+  case $addr in 127.*) ;; *) LAB_UTS=yes ;; esac
+  [ "${FABRICFIT_LAB_UTS:-0}" = 1 ] && LAB_UTS=yes
+  if [ "$LAB_UTS" = yes ]; then
+    command -v unshare >/dev/null || die "$(hostname) resolves to '${addr:-nothing}', not loopback, and unshare (util-linux) is missing"
+    getent ahostsv4 localhost | grep -q '^127\.' || die "localhost does not resolve to 127.x"
+    log "daemons run with host name 'localhost' in a UTS namespace: they bind to 127.0.0.1 only"
+  fi
+}
+
+# The command prefix that puts a daemon in that namespace (empty: none). Same PID (exec).
+uts_prefix() {
+  UTS_PREFIX=()
+  # shellcheck disable=SC2016 # for the inner shell
+  if [ "${LAB_UTS:-no}" = yes ]; then UTS_PREFIX=(unshare --uts -- sh -c 'hostname localhost && exec "$@"' sh); fi
 }
 
 write_configs() {
@@ -717,6 +753,7 @@ MailProg=/bin/true
 SchedulerParameters=batch_sched_delay=0
 ReturnToService=2
 TopologyPlugin=$topo_plugin
+PluginDir=${PLUGIN_DIR:+$PLUGIN_DIR:}$SLURM_PREFIX/lib/slurm
 NodeName=$NODELIST NodeHostname=localhost NodeAddr=127.0.0.1 Port=$SLURMD_PORT-$(( SLURMD_PORT + NODES - 1 )) CPUs=$CPUS Boards=1 SocketsPerBoard=2 CoresPerSocket=$(( CPUS / 2 )) ThreadsPerCore=1 RealMemory=$MEM_MB Gres=gpu:$GPUS State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP
 EOF
@@ -776,7 +813,7 @@ start_slurmctld() {
   fi
   # -D: foreground (see spawn); it logs to SlurmctldLogFile and, duplicated, to stderr.
   # The working directory must be writable for umad2sim (./sys-<pid>/).
-  (cd "$LAB_DIR/ctld" && spawn slurmctld slurmctld env "${envs[@]}" \
+  (cd "$LAB_DIR/ctld" && spawn slurmctld slurmctld "${UTS_PREFIX[@]}" env "${envs[@]}" \
      "$SLURM_PREFIX/sbin/slurmctld" -D -f "$CONF" < /dev/null > "$LOGS/slurmctld.stderr" 2>&1)
   local pid
   if ! pid=$(spawned_pid slurmctld) || ! wait_until "$TIMEOUT" slurmctld_ready "$pid"; then
@@ -800,7 +837,7 @@ start_slurmds() {
   # one file, to stderr (which also catches errors from before the log file is open).
   while read -r node; do
     mkdir -p "$LAB_DIR/spool/slurmd.$node"   # else slurmd logs an error before creating it
-    (cd "$LAB_DIR/spool" && spawn "slurmd.$node" slurmd "$SLURM_PREFIX/sbin/slurmd" -D -f "$CONF" -N "$node" \
+    (cd "$LAB_DIR/spool" && spawn "slurmd.$node" slurmd "${UTS_PREFIX[@]}" "$SLURM_PREFIX/sbin/slurmd" -D -f "$CONF" -N "$node" \
        < /dev/null >> "$LOGS/slurmd.stderr" 2>&1)
   done < "$LAB_DIR/nodes"
   wait_until 10 all_slurmds_spawned || die "could not start all slurmds"
@@ -853,7 +890,7 @@ write_lab_env() {
     printf '# Settings of the lab in this directory (written by lab.sh up)\n'
     local v
     for v in SLURM_PREFIX NODES LEAVES GPUS RAILS SPINES UPLINKS TOPOLOGY CTLD_PORT SLURMD_PORT \
-             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO; do
+             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO PLUGIN_DIR LAB_UTS; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } > "$LAB_ENV"
@@ -875,8 +912,8 @@ cmd_up() {
   validate_up_args
   load_slurm_env
   find_fabricfit
-  if [ "$TOPOLOGY" = fabricfit ] && [ ! -e "$SLURM_PREFIX/lib/slurm/topology_fabricfit.so" ]; then
-    die "$SLURM_PREFIX/lib/slurm/topology_fabricfit.so is not installed (make install), or use --topology tree"
+  if [ "$TOPOLOGY" = fabricfit ] && [ ! -e "${PLUGIN_DIR:-$SLURM_PREFIX/lib/slurm}/topology_fabricfit.so" ]; then
+    die "${PLUGIN_DIR:-$SLURM_PREFIX/lib/slurm}/topology_fabricfit.so is not installed (make install, or --plugin-dir), or use --topology tree"
   fi
   # Each lab gets its own simulator socket name, derived from its directory.
   IBSIM_SOCKNAME=fabricfit-lab-$(printf '%s' "$LAB_DIR" | cksum | cut -d' ' -f1)
@@ -884,6 +921,8 @@ cmd_up() {
   trap on_up_exit EXIT
   trap 'exit 130' INT TERM HUP   # so that on_up_exit cleans up after an interrupted up
   check_ports
+  choose_uts
+  uts_prefix
   generate_fabric
   write_lab_env
   start_ibsim
@@ -931,7 +970,7 @@ main() {
       *) die "unexpected argument '$opt'" ;;
     esac
     local val=$2; shift 2
-    if [ "$cmd" != up ] && [ "$opt" != --dir ]; then die "$cmd takes only --dir (got $opt)"; fi
+    if [ "$cmd" != up ] && [ "$opt" != --dir ] && [ "$opt" != --signal ]; then die "$cmd takes only --dir (got $opt)"; fi
     case $opt in
       --dir) LAB_DIR=$val ;;
       --nodes) NODES=$val ;;
@@ -948,6 +987,8 @@ main() {
       --timeout) TIMEOUT=$val ;;
       --fabricfit-conf) FF_CONF_SRC=$(realpath -m "$val") ;;
       --slurm-conf-extra) SLURM_CONF_EXTRA=$(realpath -m "$val") ;;
+      --plugin-dir) PLUGIN_DIR=$(realpath -m "$val") ;;
+      --signal) SIGNAL=$val ;;
       --slurm) SLURM_RELEASE=$val ;;
       --spank-plugin) SPANK_SO=$(realpath -m "$val") ;;
       --storage-hcas) STORAGE_HCAS=$val ;;

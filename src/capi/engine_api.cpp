@@ -48,6 +48,65 @@ int ff_engine_load(const char* snapshot_path, ff_engine_t** out, char* err, size
   });
 }
 
+namespace {
+
+// A snapshot for this cluster has at least one of its Slurm nodes as a host; one with
+// none is of another fabric (or names hosts otherwise) and must not be used.
+void require_cluster_nodes(const ff_engine& engine, const std::string& path, const char* const* nodes,
+                           size_t node_count) {
+  if (nodes == nullptr || node_count == 0) return;
+  for (size_t i = 0; i < node_count; ++i) {
+    if (nodes[i] != nullptr && engine.index.find_host(nodes[i])) return;
+  }
+  throw fabricfit::SnapshotError(
+      fmt::format("{}: none of the cluster's {} Slurm nodes is a host of this fabric (a snapshot of another "
+                  "fabric?)",
+                  path, node_count));
+}
+
+std::unique_ptr<ff_engine> load_checked(const std::string& path, const char* const* nodes,
+                                        size_t node_count) {
+  auto engine = std::make_unique<ff_engine>(fabricfit::load_snapshot(path));
+  if (engine->index.host_count() == 0) {
+    throw fabricfit::SnapshotError(fmt::format("{}: the fabric has no hosts", path));
+  }
+  require_cluster_nodes(*engine, path, nodes, node_count);
+  return engine;
+}
+
+}  // namespace
+
+int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last_good,
+                                     const char* const* nodes, size_t node_count, ff_engine_t** out,
+                                     int* from_last_good, char* err, size_t err_len) {
+  if (out == nullptr || from_last_good == nullptr) return FF_EINTERNAL;
+  *out = nullptr;
+  *from_last_good = 0;
+  const std::string path = snapshot_path != nullptr ? snapshot_path : "";
+  const std::string keep = last_good != nullptr ? last_good : "";
+  const int rc = guarded(err, err_len, [&]() -> int {
+    auto engine = load_checked(path, nodes, node_count);
+    if (!keep.empty()) {
+      // The copy is what a restart falls back to, written whole. Failing to write it
+      // does not make the snapshot just loaded any worse: it is still used.
+      try {
+        fabricfit::save_snapshot(keep, engine->snapshot.fabric, engine->snapshot.info);
+      } catch (const std::exception&) {
+      }
+    }
+    *out = engine.release();
+    return FF_OK;
+  });
+  if (rc == FF_OK || keep.empty()) return rc;
+  char ignored[16];
+  const int kept = guarded(ignored, sizeof ignored, [&]() -> int {
+    *out = load_checked(keep, nodes, node_count).release();
+    return FF_OK;
+  });
+  if (kept == FF_OK) *from_last_good = 1;
+  return rc;
+}
+
 void ff_engine_free(ff_engine_t* engine) {
   delete engine;
 }
@@ -165,15 +224,16 @@ int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, con
 
 unsigned ff_tres_gpus(const char* tres) {
   if (tres == nullptr) return 0;
-  // Comma-separated "gres/gpu[:type]:count" items; other TRES are not GPUs.
+  // Comma-separated "gres/gpu[:type]:count" (or "=count") items; other TRES are not GPUs.
   unsigned gpus = 0;
   std::string_view rest(tres);
   while (!rest.empty()) {
     const auto comma = rest.find(',');
     const auto item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    if (item.rfind("gres/gpu", 0) != 0 || (item.size() > 8 && item[8] != ':')) continue;
-    const auto colon = item.rfind(':');
+    // "gres/gpu:8" (tres_per_node, tres_per_job) or "gres/gpu=2" (tres_per_task).
+    if (item.rfind("gres/gpu", 0) != 0 || (item.size() > 8 && item[8] != ':' && item[8] != '=')) continue;
+    const auto colon = item.find_last_of(":=");
     if (colon == std::string_view::npos) continue;
     unsigned count = 0;
     const auto digits = item.substr(colon + 1);

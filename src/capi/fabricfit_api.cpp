@@ -21,6 +21,7 @@ using fabricfit::capi::guarded;
 void fill(const fabricfit::SiteConfig& config, ff_settings_t* out) {
   copy_out(config.snapshot_file, out->snapshot_file, sizeof out->snapshot_file);
   copy_out(config.default_pattern.to_string(), out->default_pattern, sizeof out->default_pattern);
+  out->debug_placement = config.debug_placement ? 1 : 0;
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ typedef struct ff_settings {
   char snapshot_file[FF_PATH_MAX];
   char default_pattern[FF_PATTERN_MAX]; /* canonical spelling */
   char source[16];                      /* "file", "last-good" or "defaults": where these came from */
+  int debug_placement;                  /* DebugFlags=Placement */
 } ff_settings_t;
 
 /* Checks a --comm-pattern value; on success writes its canonical spelling. */
@@ -57,6 +58,17 @@ typedef struct ff_engine ff_engine_t;
  * which file and what is wrong with it.
  */
 int ff_engine_load(const char* snapshot_path, ff_engine_t** out, char* err, size_t err_len);
+/*
+ * As ff_engine_load, for the cluster whose Slurm nodes are nodes[0..node_count) (0: no
+ * check), keeping the last snapshot that loaded: a snapshot with none of those nodes as
+ * hosts (another fabric's) is refused like a corrupt one. On success a copy is written
+ * (atomically) to `last_good` (NULL or "": none). On failure returns the error, and *out
+ * is the engine of the copy at `last_good` when that loads and passes the same check
+ * (*from_last_good = 1), else NULL.
+ */
+int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last_good,
+                                     const char* const* nodes, size_t node_count, ff_engine_t** out,
+                                     int* from_last_good, char* err, size_t err_len);
 void ff_engine_free(ff_engine_t* engine);
 /* "hosts=32 leaf_groups=4 rails=1 tiers=2 ..." for logs and scontrol show topology. */
 void ff_engine_describe(const ff_engine_t* engine, char* out, size_t out_len);
@@ -106,7 +118,52 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
 int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,
                             double* share, double* unusable_gpus, char* err, size_t err_len);
 
-/* GPUs in a Slurm TRES string such as "gres/gpu:8" or "gres/gpu:h100:4,gres/shard:2"; 0 if none. */
+/* ---- a Slurm job's request (placement/slurm_request.hpp) ---- */
+
+enum {
+  FF_EDECLINE = 4, /* fabricfit leaves the job to Slurm's selection: the reason says why */
+};
+
+/* What topology/fabricfit reads from a job record and the evaluation Slurm asks for. */
+typedef struct ff_job_facts {
+  const char* tres_per_node;   /* --gpus-per-node, e.g. "gres/gpu:8"; NULL: none */
+  const char* tres_per_job;    /* --gpus */
+  const char* tres_per_task;   /* --gpus-per-task */
+  const char* tres_per_socket; /* --gpus-per-socket */
+  unsigned min_nodes;          /* this evaluation's minimum */
+  unsigned max_nodes;          /* this evaluation's maximum */
+  unsigned req_nodes;          /* the node count Slurm aims for */
+  unsigned num_tasks;          /* -n; 0: not given */
+  unsigned ntasks_per_node;    /* 0: not given */
+  int whole_node;              /* --exclusive */
+  int required_nodes;          /* -w */
+  int contiguous;              /* --contiguous */
+  int spread_job;              /* --spread-job */
+  int exclusive_topo;          /* --exclusive=topo */
+} ff_job_facts_t;
+
+/*
+ * The request fabricfit places for a job (FF_OK, `out` filled; its pattern left NULL),
+ * or FF_EDECLINE with a short reason ("no-gpus", "contiguous", ...) in `reason` when the
+ * job is left to Slurm's selection.
+ */
+int ff_job_request(const ff_job_facts_t* facts, ff_request_t* out, char* reason, size_t reason_len);
+
+/* --switches=N@T: 1 when a placement over `leaf_groups` leaf groups may start now. */
+int ff_switches_allow(unsigned switches, unsigned leaf_groups, long waited_s, long wait_limit_s);
+
+/*
+ * A node's GPUs: `reported` (the GRES state's configured count) when plausible, else
+ * what slurm.conf's Gres= string says; -1 when neither is usable. Right after a restart
+ * from saved state the reported count is a NO_VAL sentinel or 0.
+ */
+int ff_node_gpus(unsigned long long reported, const char* config_gres);
+
+/* Leaf groups the given hosts span. */
+unsigned ff_engine_leaf_groups_of(const ff_engine_t* engine, const int* hosts, unsigned count);
+
+/* GPUs in a Slurm TRES string such as "gres/gpu:8", "gres/gpu:h100:4,gres/shard:2" or
+ * "cpu=1,gres/gpu=2" (tres_per_task); 0 if none. */
 unsigned ff_tres_gpus(const char* tres);
 
 /* ---- what the controller tells admins (slurmctld) ---- */

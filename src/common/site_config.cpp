@@ -91,6 +91,20 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
     } else if (key_is(key, "NcclSocketIfname")) {
       if (value.find_first_of(" \t") != std::string_view::npos) fail("NcclSocketIfname has a space in it");
       config.nccl_socket_ifname = std::string(value);
+    } else if (key_is(key, "DebugFlags")) {
+      // Comma-separated, as Slurm's DebugFlags; "none" clears them.
+      config.debug_placement = false;
+      std::string_view rest = value;
+      while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        const auto flag = trim(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        if (key_is(flag, "Placement")) {
+          config.debug_placement = true;
+        } else if (!key_is(flag, "none")) {
+          fail(fmt::format("DebugFlags: unknown flag '{}' (known: Placement)", flag));
+        }
+      }
     } else {
       fail(fmt::format("unknown key '{}'", key));
     }

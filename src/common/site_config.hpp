@@ -24,6 +24,9 @@ struct SiteConfig {
   std::optional<int> nccl_ib_gid_index;  // NcclIbGidIndex: GID index, 0-255 (RoCE)
   std::string nccl_socket_ifname;        // NcclSocketIfname: NCCL's bootstrap interfaces
   bool sharp = false;                    // Sharp=yes: the site runs SHARP (NCCL_COLLNET_ENABLE)
+  // DebugFlags=Placement: every evaluation's decision logged (at Slurm's debug level),
+  // not only one line per job when it is allocated.
+  bool debug_placement = false;
 };
 
 // A bad line: the message names the file, the line and the reason, as in

@@ -12,7 +12,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -35,6 +34,8 @@
 
 #include "fabricfit_api.h"
 #include "topology_glue.h"
+#include "snapshot_watch.h"
+#include "topology_glue_internal.h"
 
 const char plugin_name[] = "topology fabricfit plugin";
 const char plugin_type[] = "topology/fabricfit";
@@ -42,25 +43,9 @@ const char plugin_type[] = "topology/fabricfit";
 const uint32_t plugin_id = 190;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-static ff_settings_t settings;
+ff_settings_t settings;
 static char *conf_path = NULL;
 static char conf_status[512] = "not read";
-
-/* slurmctld only: the placement engine over the loaded snapshot. */
-static ff_engine_t *engine = NULL;
-static struct timespec snapshot_mtime; /* of the snapshot file last tried */
-static bool snapshot_seen = false;
-static char engine_status[FF_PATH_MAX + 1024] = "not loaded";
-static int *host_of_node = NULL; /* Slurm node index -> fabric host, -1 if unknown */
-static int *node_of_host = NULL; /* fabric host -> Slurm node index, -1 if none */
-static int mapped_node_count = -1;
-static bool nodes_changed = false; /* a node was added or removed since the last map */
-static int mapped_live_nodes = -1; /* node records in use when the map was made */
-static char *mismatch_note = NULL; /* Slurm nodes and fabric hosts without a counterpart */
-static unsigned char *host_allowed = NULL;
-static int *host_free = NULL, *host_total = NULL, *host_chosen = NULL;
-
-#define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
 
 /*
  * Reads fabricfit.conf. A bad file never replaces good settings: slurmctld keeps a copy
@@ -90,159 +75,6 @@ static void _load_settings(void)
 	xfree(last_good);
 }
 
-/*
- * Names, once per snapshot or node table, the Slurm nodes the fabric does not have (jobs
- * offered any of them go to Slurm's selection) and the fabric hosts Slurm does not have.
- */
-static void _report_mismatch(int hosts)
-{
-	hostlist_t *unknown = hostlist_create(NULL), *unused = hostlist_create(NULL);
-	node_record_t *node_ptr;
-	char *a, *b;
-
-	for (int i = 0; (node_ptr = next_node(&i)); i++)
-		if (host_of_node[i] < 0)
-			hostlist_push_host(unknown, node_ptr->name);
-	for (int h = 0; h < hosts; h++)
-		if (node_of_host[h] < 0 && ff_engine_host_name(engine, h))
-			hostlist_push_host(unused, ff_engine_host_name(engine, h));
-	hostlist_sort(unknown);
-	hostlist_sort(unused);
-	a = hostlist_ranged_string_xmalloc(unknown);
-	b = hostlist_ranged_string_xmalloc(unused);
-	xfree(mismatch_note);
-	if (hostlist_count(unknown) || hostlist_count(unused)) {
-		xstrfmtcat(mismatch_note, "NotInFabric=%s NotInSlurm=%s", a[0] ? a : "(none)",
-			   b[0] ? b : "(none)");
-		if (hostlist_count(unknown))
-			warning("fabricfit: %d Slurm node(s) are not in the fabric: %s; jobs "
-				"offered them use Slurm's selection",
-				hostlist_count(unknown), a);
-		if (hostlist_count(unused))
-			warning("fabricfit: %d fabric host(s) are not Slurm nodes: %s",
-				hostlist_count(unused), b);
-	}
-	xfree(a);
-	xfree(b);
-	hostlist_destroy(unknown);
-	hostlist_destroy(unused);
-}
-
-/*
- * Node records in use. Dynamic nodes fill and free slots of a table that does not change
- * size (MaxNodeCount), and only removal reaches add_rm_node: this catches both.
- */
-static int _live_nodes(void)
-{
-	int n = 0;
-
-	for (int i = 0; next_node(&i); i++)
-		n++;
-	return n;
-}
-
-static bool _map_stale(void)
-{
-	return mapped_node_count != node_record_count || nodes_changed ||
-	       mapped_live_nodes != _live_nodes();
-}
-
-/* Maps Slurm's node table onto the fabric's hosts (node indices change on reconfigure). */
-static void _map_nodes(void)
-{
-	int hosts = ff_engine_host_count(engine);
-	node_record_t *node_ptr;
-
-	xfree(host_of_node);
-	xfree(node_of_host);
-	xfree(host_allowed);
-	xfree(host_free);
-	xfree(host_total);
-	xfree(host_chosen);
-	mapped_node_count = node_record_count;
-	host_of_node = xcalloc(MAX(node_record_count, 1), sizeof(int));
-	node_of_host = xcalloc(MAX(hosts, 1), sizeof(int));
-	host_allowed = xcalloc(MAX(hosts, 1), sizeof(unsigned char));
-	host_free = xcalloc(MAX(hosts, 1), sizeof(int));
-	host_total = xcalloc(MAX(hosts, 1), sizeof(int));
-	host_chosen = xcalloc(MAX(hosts, 1), sizeof(int));
-	for (int h = 0; h < hosts; h++)
-		node_of_host[h] = -1;
-	for (int i = 0; i < node_record_count; i++)
-		host_of_node[i] = -1;
-	nodes_changed = false;
-	mapped_live_nodes = _live_nodes();
-	for (int i = 0; (node_ptr = next_node(&i)); i++) {
-		int host = ff_engine_host(engine, node_ptr->name);
-		host_of_node[i] = host;
-		if (host >= 0) {
-			node_of_host[host] = i;
-			host_total[host] = (int)gres_node_config_cnt(node_ptr->gres_list, "gpu");
-		}
-	}
-	_report_mismatch(hosts);
-}
-
-/*
- * Loads the snapshot when it is new or changed. A snapshot that fails to load never
- * replaces one that works; without any, Slurm's default selection runs.
- */
-static void _refresh_engine(void)
-{
-	struct stat st;
-	ff_engine_t *fresh = NULL;
-	char err[FF_PATH_MAX + 512] = "", desc[256] = "";
-
-	if (!running_in_slurmctld())
-		return;
-	if (stat(settings.snapshot_file, &st) != 0) {
-		if (!engine)
-			snprintf(engine_status, sizeof(engine_status),
-				 "no snapshot at %s: Slurm's default selection",
-				 settings.snapshot_file);
-		return;
-	}
-	/* Each version of the file is tried once: a bad one is logged once, not per pass. */
-	if (snapshot_seen && st.st_mtim.tv_sec == snapshot_mtime.tv_sec &&
-	    st.st_mtim.tv_nsec == snapshot_mtime.tv_nsec) {
-		if (engine && _map_stale())
-			_map_nodes();
-		return;
-	}
-	snapshot_seen = true;
-	snapshot_mtime = st.st_mtim;
-	if (ff_engine_load(settings.snapshot_file, &fresh, err, sizeof(err)) != FF_OK) {
-		error("fabricfit: %s; %s", err,
-		      engine ? "keeping the snapshot already loaded"
-			     : "using Slurm's default selection");
-		snprintf(engine_status, sizeof(engine_status), "bad snapshot: %s%s", err,
-			 engine ? " (keeping the one already loaded)" : "");
-		return;
-	}
-	ff_engine_free(engine);
-	engine = fresh;
-	_map_nodes();
-	ff_engine_describe(engine, desc, sizeof(desc));
-	snprintf(engine_status, sizeof(engine_status), "loaded %s (%s)", settings.snapshot_file,
-		 desc);
-	info("fabricfit: snapshot %s loaded: %s", settings.snapshot_file, desc);
-}
-
-static void _free_engine(void)
-{
-	ff_engine_free(engine);
-	engine = NULL;
-	snapshot_seen = false;
-	xfree(mismatch_note);
-	xfree(host_of_node);
-	xfree(node_of_host);
-	xfree(host_allowed);
-	xfree(host_free);
-	xfree(host_total);
-	xfree(host_chosen);
-	mapped_node_count = -1;
-}
-
 extern int ffg_init(void)
 {
 	_load_settings();
@@ -254,20 +86,21 @@ extern int ffg_init(void)
 
 extern void ffg_fini(void)
 {
-	_free_engine();
+	ffg_free_engine();
 	xfree(conf_path);
 }
 
 extern int ffg_build_config(void)
 {
 	_load_settings();
-	_refresh_engine();
+	if (running_in_slurmctld())
+		ffg_load_engine_now();
 	return SLURM_SUCCESS;
 }
 
 extern int ffg_destroy_config(void)
 {
-	_free_engine();
+	ffg_free_engine();
 	return SLURM_SUCCESS;
 }
 
@@ -282,127 +115,6 @@ extern int ffg_add_rm_node(node_record_t *node_ptr)
 	return SLURM_SUCCESS;
 }
 
-/* The job's --comm-pattern as the SPANK plugin recorded it, or NULL. */
-static const char *_job_pattern(job_record_t *job_ptr)
-{
-	size_t len = strlen(SPANK_PATTERN_KEY);
-
-	if (!job_ptr || !job_ptr->spank_job_env)
-		return NULL;
-	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *entry = job_ptr->spank_job_env[i];
-		if (entry && !strncmp(entry, SPANK_PATTERN_KEY, len))
-			return entry + len;
-	}
-	return NULL;
-}
-
-/*
- * Runs the placement engine over the nodes Slurm offers and narrows node_map to its
- * choice. Returns true when it did; `note` says what happened either way.
- */
-static bool _fabricfit_choose(topology_eval_t *topo_eval, const char *pattern, char *note,
-			      size_t note_len)
-{
-	job_record_t *job_ptr = topo_eval->job_ptr;
-	ff_request_t request = {0};
-	char summary[512] = "", err[512] = "";
-	unsigned nchosen = 0;
-	int hosts, rc;
-
-	if (!engine) {
-		snprintf(note, note_len, "placement=slurm reason=\"%s\"", engine_status);
-		return false;
-	}
-	request.gpus_per_node = ff_tres_gpus(job_ptr->tres_per_node);
-	request.total_gpus = ff_tres_gpus(job_ptr->tres_per_job);
-	if (!request.gpus_per_node && !request.total_gpus) {
-		snprintf(note, note_len, "placement=slurm reason=no-gpus");
-		return false;
-	}
-	if (job_ptr->details && job_ptr->details->req_node_bitmap) {
-		snprintf(note, note_len, "placement=slurm reason=required-nodes");
-		return false;
-	}
-	hosts = ff_engine_host_count(engine);
-	memset(host_allowed, 0, hosts * sizeof(*host_allowed));
-	memset(host_free, 0, hosts * sizeof(*host_free));
-	for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
-		int host = host_of_node[i];
-		if (host < 0) {
-			snprintf(note, note_len,
-				 "placement=slurm reason=\"node %s is not in the fabric\"",
-				 node_record_table_ptr[i]->name);
-			return false;
-		}
-		/*
-		 * GRES counts can be unknown or stale when the map is made (before slurmds
-		 * register, after a restart on saved state): read them at each decision.
-		 */
-		host_total[host] =
-		    (int)gres_node_config_cnt(node_record_table_ptr[i]->gres_list, "gpu");
-		host_allowed[host] = 1;
-		host_free[host] = topo_eval->avail_res_array && topo_eval->avail_res_array[i]
-				      ? topo_eval->avail_res_array[i]->avail_gpus
-				      : host_total[host];
-	}
-	request.min_nodes = topo_eval->min_nodes;
-	request.max_nodes = MAX(topo_eval->req_nodes, topo_eval->min_nodes);
-	request.exclusive =
-	    job_ptr->details && (job_ptr->details->whole_node & WHOLE_NODE_REQUIRED);
-	request.pattern = pattern;
-
-	rc = ff_engine_place(engine, &request, host_allowed, host_free, host_total, host_chosen,
-			     &nchosen, summary, sizeof(summary), err, sizeof(err));
-	if (rc == FF_ENOFIT) {
-		snprintf(note, note_len, "placement=slurm reason=no-fit");
-		return false;
-	} else if (rc != FF_OK) {
-		snprintf(note, note_len, "placement=slurm reason=\"%s\"", err);
-		return false;
-	}
-	bit_clear_all(topo_eval->node_map);
-	for (unsigned k = 0; k < nchosen; k++)
-		bit_set(topo_eval->node_map, node_of_host[host_chosen[k]]);
-	snprintf(note, note_len, "placement=fabricfit %s", summary);
-	return true;
-}
-
-extern int ffg_eval_nodes(topology_eval_t *topo_eval)
-{
-	char *candidates = bitmap2node_name(topo_eval->node_map);
-	char pattern[FF_PATTERN_MAX] = "", err[256] = "", note[FF_PATH_MAX + 2048] = "";
-	bitstr_t *offered = NULL;
-	char *chosen;
-	int rc;
-
-	if (ff_effective_pattern(_job_pattern(topo_eval->job_ptr), topo_eval->max_nodes, &settings,
-				 pattern, sizeof(pattern), err, sizeof(err)) != FF_OK)
-		snprintf(pattern, sizeof(pattern), "ring");
-
-	_refresh_engine();
-	offered = bit_copy(topo_eval->node_map);
-	if (!_fabricfit_choose(topo_eval, pattern, note, sizeof(note)))
-		FREE_NULL_BITMAP(offered);
-
-	/* Slurm's common evaluator makes the final core/GPU pick within the nodes given. */
-	rc = common_topo_choose_nodes(topo_eval);
-	if (rc != SLURM_SUCCESS && offered) {
-		bit_copybits(topo_eval->node_map, offered);
-		rc = common_topo_choose_nodes(topo_eval);
-		snprintf(
-		    note, sizeof(note),
-		    "placement=slurm reason=\"Slurm's evaluator refused the fabricfit choice\"");
-	}
-	FREE_NULL_BITMAP(offered);
-	chosen = (rc == SLURM_SUCCESS) ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");
-	info("fabricfit: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d %s",
-	     topo_eval->job_ptr, pattern, candidates, chosen, rc, note);
-	xfree(candidates);
-	xfree(chosen);
-	return rc;
-}
-
 /* Ranks nodes so that each leaf group's nodes are contiguous (known hosts first). */
 extern bool ffg_generate_node_ranking(void)
 {
@@ -413,7 +125,10 @@ extern bool ffg_generate_node_ranking(void)
 		return false;
 	if (!conf_path)
 		_load_settings();
-	_refresh_engine();
+	if (!engine)
+		ffg_load_engine_now();
+	else
+		ffg_refresh_engine();
 	if (!engine)
 		return false;
 	hosts = ff_engine_host_count(engine);
@@ -429,17 +144,30 @@ extern bool ffg_generate_node_ranking(void)
 /* What `scontrol show topology` prints: the plugin's settings and snapshot state. */
 extern char *ffg_describe(void)
 {
-	char *out = NULL;
+	char *out = NULL, status[sizeof(engine_status)];
 
+	/* What the snapshot watcher found since the last evaluation, if anything. */
+	if (!running_in_slurmctld() || !ffg_snapshot_peek_status(status, sizeof(status)))
+		snprintf(status, sizeof(status), "%s", engine_status);
 	xstrfmtcat(out, "Plugin=%s Version=\"%s\"\n", plugin_type, ff_version());
 	xstrfmtcat(out, "Config=%s Status=\"%s\" Using=%s\n", conf_path ? conf_path : "(none)",
 		   conf_status, settings.source);
 	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings.snapshot_file,
 		   settings.default_pattern);
 	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n", engine ? "fabricfit" : "slurm-default",
-		   engine_status);
+		   status);
 	if (engine && mismatch_note)
 		xstrfmtcat(out, "%s\n", mismatch_note);
+	if (engine && host_total) {
+		int hosts = ff_engine_host_count(engine), known = 0, gpus = 0;
+		for (int h = 0; h < hosts; h++)
+			if (host_total[h] > 0) {
+				known++;
+				gpus += host_total[h];
+			}
+		/* What placement and get_fragmentation count: hosts whose GPUs are known. */
+		xstrfmtcat(out, "HostsWithGpus=%d/%d Gpus=%d\n", known, hosts, gpus);
+	}
 	return out;
 }
 
@@ -453,8 +181,13 @@ extern uint32_t ffg_get_fragmentation(bitstr_t *node_mask)
 	char err[256] = "";
 	int hosts;
 
-	if (!engine || _map_stale())
+	ffg_refresh_engine();
+	if (!engine)
 		return 0;
+	if (!ffg_map_current())
+		ffg_map_nodes();
+	if (totals_pending)
+		ffg_refresh_totals();
 	hosts = ff_engine_host_count(engine);
 	for (int h = 0; h < hosts; h++) {
 		int i = node_of_host[h];
@@ -480,8 +213,8 @@ extern int ffg_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *s
 	*size = 0;
 	if (!node_bitmap || !(count = bit_set_count(node_bitmap)))
 		return SLURM_SUCCESS;
-	_refresh_engine();
-	if (!engine || _map_stale())
+	ffg_refresh_engine();
+	if (!engine || mapped_node_count != node_record_count || nodes_changed)
 		return SLURM_SUCCESS;
 	*node_rank = xcalloc(count, sizeof(**node_rank));
 	*size = count;

@@ -8,6 +8,7 @@
 # brought up, so a failing or interrupted test leaves no daemons behind.
 #
 # Environment: FABRICFIT_LAB_SH (lab script, default contrib/lab.sh of this tree),
+# FABRICFIT_PLUGIN_DIR (plugins found there before Slurm's own: lab.sh --plugin-dir),
 # FABRICFIT_KEEP_LAB=1 keeps the lab directories (logs) even when the test passes.
 
 TEST_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -101,6 +102,8 @@ make_tmpdir() {
 lab_up() {
   local dir=$1; shift
   _labs+=("$dir")
+  # FABRICFIT_PLUGIN_DIR: a build's plugins, tried without installing them.
+  if [ -n "${FABRICFIT_PLUGIN_DIR:-}" ]; then set -- --plugin-dir "$FABRICFIT_PLUGIN_DIR" "$@"; fi
   if "$LAB_SH" up --dir "$dir" "$@" > "$dir.up.log" 2>&1; then
     eval "$("$LAB_SH" env --dir "$dir")"
     return 0

@@ -76,7 +76,10 @@ check "a new snapshot is loaded without restarting slurmctld" \
 # A fabric that lacks half of Slurm's nodes: both sides named once, and jobs offered
 # nodes the fabric does not know go to Slurm's selection.
 "$FABRICFIT" generate --leaves 2 --hosts-per-leaf 8 -o "$lab/half.net"
+loads_before=$(grep -c "fabricfit: snapshot $lab/fabric.snapshot loaded" "$ctld_log")
 "$FABRICFIT" discover --from "$lab/half.net" -q -o "$lab/fabric.snapshot"
+# slurmctld notices a new snapshot within a second (a watcher thread, off its locks).
+wait_for 10 bash -c "[ \$(grep -c 'fabricfit: snapshot $lab/fabric.snapshot loaded' '$ctld_log') -gt $loads_before ]"
 g=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
 state=$(wait_job "$g" 60)
 check "with half the nodes missing from the fabric a job still completes ($state)" test "$state" = COMPLETED

@@ -93,3 +93,12 @@ TEST(SiteConfig, BadFileFallsBackToLastGoodCopyThenDefaults) {
   EXPECT_EQ(load.config.default_pattern.kind, PatternKind::Ring);
   fs::remove_all(dir);
 }
+
+TEST(SiteConfig, DebugFlagsPlacementSwitchesDecisionLogging) {
+  EXPECT_FALSE(parse_site_config("", "x").debug_placement);
+  EXPECT_TRUE(parse_site_config("DebugFlags=Placement\n", "x").debug_placement);
+  EXPECT_TRUE(parse_site_config("debugflags = none, placement\n", "x").debug_placement);
+  EXPECT_FALSE(parse_site_config("DebugFlags=none\n", "x").debug_placement);
+  EXPECT_EQ(error_of("DebugFlags=Placement,Route\n"),
+            "fabricfit.conf:1: DebugFlags: unknown flag 'Route' (known: Placement)");
+}

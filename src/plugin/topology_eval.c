@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * topology/fabricfit's topology_p_eval_nodes: the job's request read from its record and
+ * handed to fabricfit's C API (ff_job_request decides what fabricfit places), the node
+ * map narrowed to the engine's choice, Slurm's common evaluator run within it, and run
+ * again from the saved state on everything Slurm offered when it refuses.
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm_errno.h"
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/interfaces/gres.h"
+#include "src/interfaces/select.h"
+#include "src/interfaces/topology.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "src/plugins/topology/common/common_topo.h"
+
+#include "fabricfit_api.h"
+#include "topology_eval_state.h"
+#include "topology_glue.h"
+#include "topology_glue_internal.h"
+
+#define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
+
+/* The job's --comm-pattern as the SPANK plugin recorded it, or NULL. */
+static const char *_job_pattern(job_record_t *job_ptr)
+{
+	size_t len = strlen(SPANK_PATTERN_KEY);
+
+	if (!job_ptr || !job_ptr->spank_job_env)
+		return NULL;
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		const char *entry = job_ptr->spank_job_env[i];
+		if (entry && !strncmp(entry, SPANK_PATTERN_KEY, len))
+			return entry + len;
+	}
+	return NULL;
+}
+
+/* What the job asks for, from its record and this evaluation (ff_job_request decides). */
+static void _job_facts(const topology_eval_t *topo_eval, ff_job_facts_t *facts)
+{
+	job_record_t *job_ptr = topo_eval->job_ptr;
+	job_details_t *details = job_ptr->details;
+
+	memset(facts, 0, sizeof(*facts));
+	facts->tres_per_node = job_ptr->tres_per_node;
+	facts->tres_per_job = job_ptr->tres_per_job;
+	facts->tres_per_task = job_ptr->tres_per_task;
+	facts->tres_per_socket = job_ptr->tres_per_socket;
+	facts->min_nodes = topo_eval->min_nodes;
+	facts->max_nodes = topo_eval->max_nodes;
+	facts->req_nodes = topo_eval->req_nodes;
+	facts->spread_job = (job_ptr->bit_flags & SPREAD_JOB) != 0;
+	if (!details)
+		return;
+	facts->num_tasks = details->num_tasks;
+	facts->ntasks_per_node = details->ntasks_per_node;
+	facts->whole_node = (details->whole_node & WHOLE_NODE_REQUIRED) != 0;
+	facts->exclusive_topo = (details->whole_node & WHOLE_TOPO) != 0;
+	facts->required_nodes = details->req_node_bitmap != NULL;
+	facts->contiguous = details->contiguous != 0;
+}
+
+/*
+ * Runs the placement engine over the nodes Slurm offers. Returns true with the chosen
+ * hosts in host_chosen[0..*nchosen) when fabricfit places the job; `note` says what
+ * happened either way. node_map is left as it is.
+ */
+static bool _fabricfit_choose(topology_eval_t *topo_eval, char *pattern, size_t pattern_len,
+			      unsigned *nchosen, char *note, size_t note_len)
+{
+	ff_job_facts_t facts;
+	ff_request_t request = {0};
+	char summary[512] = "", err[512] = "";
+	bool remapped = false;
+	int hosts, rc;
+
+	if (!engine) {
+		snprintf(note, note_len, "placement=slurm reason=\"%s\"", engine_status);
+		return false;
+	}
+	_job_facts(topo_eval, &facts);
+	if ((rc = ff_job_request(&facts, &request, err, sizeof(err))) != FF_OK) {
+		snprintf(note, note_len, "placement=slurm reason=%s%s%s",
+			 rc == FF_EDECLINE ? "" : "\"", err, rc == FF_EDECLINE ? "" : "\"");
+		return false;
+	}
+	if (ff_effective_pattern(_job_pattern(topo_eval->job_ptr), request.max_nodes, &settings,
+				 pattern, pattern_len, err, sizeof(err)) != FF_OK)
+		snprintf(pattern, pattern_len, "ring");
+	request.pattern = pattern;
+	if (!ffg_map_current())
+		ffg_map_nodes();
+again:
+	hosts = ff_engine_host_count(engine);
+	memset(host_allowed, 0, hosts * sizeof(*host_allowed));
+	memset(host_free, 0, hosts * sizeof(*host_free));
+	for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
+		int host;
+		if (i >= mapped_node_count || !ffg_slot_current(i)) {
+			/* A node was created or deleted since the map was made. */
+			if (remapped) {
+				snprintf(note, note_len,
+					 "placement=slurm reason=\"node table changing\"");
+				return false;
+			}
+			ffg_map_nodes();
+			remapped = true;
+			goto again;
+		}
+		if ((host = host_of_node[i]) < 0) {
+			snprintf(note, note_len,
+				 "placement=slurm reason=\"node %s is not in the fabric\"",
+				 node_record_table_ptr[i]->name);
+			return false;
+		}
+		if (host_total[host] <= 0)
+			host_total[host] = MAX(ffg_node_gpus(node_record_table_ptr[i]), 0);
+		host_allowed[host] = 1;
+		host_free[host] = topo_eval->avail_res_array && topo_eval->avail_res_array[i]
+				      ? topo_eval->avail_res_array[i]->avail_gpus
+				      : host_total[host];
+	}
+
+	rc = ff_engine_place(engine, &request, host_allowed, host_free, host_total, host_chosen,
+			     nchosen, summary, sizeof(summary), err, sizeof(err));
+	if (rc == FF_ENOFIT) {
+		snprintf(note, note_len, "placement=slurm reason=no-fit");
+		return false;
+	} else if (rc != FF_OK) {
+		snprintf(note, note_len, "placement=slurm reason=\"%s\"", err);
+		return false;
+	}
+	snprintf(note, note_len, "placement=fabricfit %s", summary);
+	return true;
+}
+
+/* Leaf groups the nodes in node_map span (a node outside the fabric counts as its own). */
+static unsigned _leaf_groups_of(bitstr_t *node_map)
+{
+	unsigned n = 0, outside = 0;
+	int hosts = ff_engine_host_count(engine);
+
+	for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0; i++) {
+		int host = (i < mapped_node_count && ffg_slot_current(i)) ? host_of_node[i] : -1;
+		if (host < 0 || host >= hosts)
+			outside++;
+		else
+			host_chosen[n++] = host;
+	}
+	return ff_engine_leaf_groups_of(engine, host_chosen, n) + outside;
+}
+
+/*
+ * --switches=N@T, as topology/tree has it: an allocation over more than N leaf groups
+ * waits (best_switch false: cons_tres does not start it) until the job has waited T.
+ */
+static void _apply_switches(topology_eval_t *topo_eval, char *note, size_t note_len)
+{
+	job_record_t *job_ptr = topo_eval->job_ptr;
+	time_t now = time(NULL);
+	unsigned groups;
+	size_t len = strlen(note);
+
+	if (!job_ptr->req_switch || !engine)
+		return;
+	if (!job_ptr->wait4switch_start)
+		job_ptr->wait4switch_start = now;
+	groups = _leaf_groups_of(topo_eval->node_map);
+	job_ptr->best_switch =
+	    ff_switches_allow(job_ptr->req_switch, groups, (long)(now - job_ptr->wait4switch_start),
+			      (long)job_ptr->wait4switch);
+	snprintf(note + len, note_len - len, " switches=%u/%u%s", groups, job_ptr->req_switch,
+		 job_ptr->best_switch ? "" : " waiting-for-switches");
+}
+
+/* Slurm evaluates with every GPU counted as free (a submit-time test), not the usage now. */
+static bool _test_only(const topology_eval_t *topo_eval)
+{
+	int i = bit_ffs(topo_eval->node_map);
+	avail_res_t *res;
+	sock_gres_t *sg;
+
+	if (topo_eval->job_ptr->bit_flags & BACKFILL_TEST)
+		return true;
+	if (i < 0 || !topo_eval->avail_res_array || !(res = topo_eval->avail_res_array[i]) ||
+	    !res->sock_gres_list || !(sg = list_peek(res->sock_gres_list)))
+		return false;
+	return sg->use_total_gres;
+}
+
+/*
+ * One info line per job, at the evaluation that allocates it (not on tests or backfill's
+ * trials); every decision at debug level with DebugFlags=Placement. The hostlist strings
+ * are made only for those lines.
+ */
+#define LOGGED_SLOTS 4096
+static struct {
+	uint32_t job_id, task_id; /* a pending array's tasks share the meta record's job_id */
+} logged[LOGGED_SLOTS];
+
+/* True the first time for a job (or array task); later calls for it return false. */
+static bool _first_log(job_record_t *job_ptr)
+{
+	uint32_t slot = (job_ptr->job_id ^ (job_ptr->array_task_id * 2654435761u)) % LOGGED_SLOTS;
+
+	if (logged[slot].job_id == job_ptr->job_id &&
+	    logged[slot].task_id == job_ptr->array_task_id)
+		return false;
+	logged[slot].job_id = job_ptr->job_id;
+	logged[slot].task_id = job_ptr->array_task_id;
+	return true;
+}
+
+static void _log_decision(topology_eval_t *topo_eval, bitstr_t *candidates, const char *pattern,
+			  int rc, const char *note)
+{
+	job_record_t *job_ptr = topo_eval->job_ptr;
+	bool alloc = rc == SLURM_SUCCESS && job_ptr->best_switch && !_test_only(topo_eval) &&
+		     _first_log(job_ptr);
+	char *cand, *chosen;
+
+	if (!alloc && !(settings.debug_placement && get_log_level() >= LOG_LEVEL_DEBUG))
+		return;
+	cand = bitmap2node_name(candidates);
+	chosen = rc == SLURM_SUCCESS ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");
+	if (alloc) {
+		info("fabricfit: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d %s",
+		     job_ptr, pattern, cand, chosen, rc, note);
+	} else {
+		debug("fabricfit: Placement: eval_nodes %pJ pattern=%s candidates=%s chosen=%s "
+		      "rc=%d %s",
+		      job_ptr, pattern, cand, chosen, rc, note);
+	}
+	xfree(cand);
+	xfree(chosen);
+}
+
+/*
+ * Slurm 24.11's common evaluator dereferences a NULL task count in _eval_nodes_spread()
+ * for a --spread-job job with GRES (fixed in later releases): slurmctld would die of
+ * SIGSEGV at submission. Such a job is refused instead, with the reason logged.
+ */
+static bool _evaluator_would_crash(job_record_t *job_ptr)
+{
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(25, 5, 0)
+	return (job_ptr->bit_flags & SPREAD_JOB) && job_ptr->gres_list_req;
+#else
+	return false;
+#endif
+}
+
+static void _log_refusal(topology_eval_t *topo_eval)
+{
+	if (!_first_log(topo_eval->job_ptr))
+		return;
+	error("fabricfit: eval_nodes %pJ rc=%d placement=none reason=\"--spread-job with GRES: "
+	      "Slurm %s's evaluator would crash on it (_eval_nodes_spread); refused\"",
+	      topo_eval->job_ptr, SLURM_ERROR, SLURM_VERSION_STRING);
+}
+
+extern int ffg_eval_nodes(topology_eval_t *topo_eval)
+{
+	char pattern[FF_PATTERN_MAX] = "-", note[FF_PATH_MAX + 2048] = "";
+	ffg_eval_state_t *saved = NULL;
+	bitstr_t *candidates = NULL;
+	unsigned nchosen = 0;
+	int rc;
+
+	ffg_refresh_engine();
+	candidates = bit_copy(topo_eval->node_map);
+	if (_evaluator_would_crash(topo_eval->job_ptr)) {
+		_log_refusal(topo_eval);
+		FREE_NULL_BITMAP(candidates);
+		return SLURM_ERROR;
+	}
+	if (_fabricfit_choose(topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note))) {
+		/* All the evaluator may consume, so that Slurm's own pass can start afresh. */
+		saved = ffg_eval_state_save(topo_eval);
+		bit_clear_all(topo_eval->node_map);
+		for (unsigned k = 0; k < nchosen; k++)
+			bit_set(topo_eval->node_map, node_of_host[host_chosen[k]]);
+	}
+	/* Slurm's common evaluator makes the final core/GPU pick within the nodes given. */
+	rc = common_topo_choose_nodes(topo_eval);
+	if (rc != SLURM_SUCCESS && saved) {
+		ffg_eval_state_restore(saved, topo_eval);
+		rc = common_topo_choose_nodes(topo_eval);
+		snprintf(
+		    note, sizeof(note),
+		    "placement=slurm reason=\"Slurm's evaluator refused the fabricfit choice\"");
+	}
+	if (rc == SLURM_SUCCESS)
+		_apply_switches(topo_eval, note, sizeof(note));
+	_log_decision(topo_eval, candidates, pattern, rc, note);
+	FREE_NULL_BITMAP(candidates);
+	ffg_eval_state_free(saved);
+	return rc;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Everything Slurm's common evaluator (common_topo_choose_nodes) consumes from a
+ * topology_eval_t, saved before fabricfit's narrowed pass and put back before Slurm's own,
+ * so that the second pass starts from the state the first one had.
+ */
+#ifndef FABRICFIT_TOPOLOGY_EVAL_STATE_H
+#define FABRICFIT_TOPOLOGY_EVAL_STATE_H
+
+#include "src/interfaces/topology.h"
+
+typedef struct ffg_eval_state ffg_eval_state_t;
+
+/* A copy of what the evaluator changes: node_map, avail_core, the topo_eval counters and,
+ * per offered node, avail_res_array's counts and per-socket GRES counts. */
+extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval);
+/* Puts the copy back into topo_eval (the same evaluation it was saved from). */
+extern void ffg_eval_state_restore(const ffg_eval_state_t *state, topology_eval_t *topo_eval);
+extern void ffg_eval_state_free(ffg_eval_state_t *state);
+
+#endif
