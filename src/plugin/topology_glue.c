@@ -156,8 +156,12 @@ extern char *ffg_describe(void)
 		   settings.default_pattern);
 	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n", engine ? "fabricfit" : "slurm-default",
 		   status);
-	if (engine && mismatch_note)
-		xstrfmtcat(out, "%s\n", mismatch_note);
+	if (engine && running_in_slurmctld()) {
+		char *mismatch = ffg_mismatch_text(false);
+		if (mismatch)
+			xstrfmtcat(out, "%s\n", mismatch);
+		xfree(mismatch);
+	}
 	if (engine && host_total) {
 		int hosts = ff_engine_host_count(engine), known = 0, gpus = 0;
 		for (int h = 0; h < hosts; h++)

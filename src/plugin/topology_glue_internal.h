@@ -25,7 +25,8 @@ extern int mapped_node_count; /* node_record_count when mapped; -1: not mapped *
 extern char **mapped_name;    /* Slurm node name per slot when mapped */
 extern bool totals_pending;   /* some host's GPU count was not known when read */
 extern bool nodes_changed;    /* a node was added or removed since the last map */
-extern char *mismatch_note;   /* Slurm nodes and fabric hosts without a counterpart */
+extern char *ffg_mismatch_text(bool log);
+extern char *mismatch_note; /* Slurm nodes and fabric hosts without a counterpart */
 extern unsigned char *host_allowed;
 extern int *host_free, *host_total, *host_chosen; /* per fabric host, scratch and counts */
 

@@ -62,41 +62,57 @@ extern bool ffg_slot_current(int i)
 }
 
 /*
- * Names, once per snapshot or node table, the Slurm nodes the fabric does not have (jobs
- * offered any of them go to Slurm's selection) and the fabric hosts Slurm does not have.
+ * "NotInFabric=... NotInSlurm=..." for Slurm's node table as it is now (NULL when Slurm and
+ * the fabric agree), logged when `log`. It reads the table, not the map, and changes no
+ * state of the plugin: `scontrol show topology` calls it under a node read lock only, so a
+ * dynamic node shows there before any job is offered it.
  */
-static void _report_mismatch(int hosts)
+extern char *ffg_mismatch_text(bool log)
 {
+	int hosts = ff_engine_host_count(engine);
 	hostlist_t *unknown = hostlist_create(NULL), *unused = hostlist_create(NULL);
+	bool *in_slurm = xcalloc(MAX(hosts, 1), sizeof(bool));
 	node_record_t *node_ptr;
-	char *a, *b;
+	char *a, *b, *text = NULL;
 
-	for (int i = 0; (node_ptr = next_node(&i)); i++)
-		if (host_of_node[i] < 0)
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		int host = ff_engine_host(engine, node_ptr->name);
+		if (host < 0)
 			hostlist_push_host(unknown, node_ptr->name);
+		else if (host < hosts)
+			in_slurm[host] = true;
+	}
 	for (int h = 0; h < hosts; h++)
-		if (node_of_host[h] < 0 && ff_engine_host_name(engine, h))
+		if (!in_slurm[h] && ff_engine_host_name(engine, h))
 			hostlist_push_host(unused, ff_engine_host_name(engine, h));
 	hostlist_sort(unknown);
 	hostlist_sort(unused);
 	a = hostlist_ranged_string_xmalloc(unknown);
 	b = hostlist_ranged_string_xmalloc(unused);
-	xfree(mismatch_note);
 	if (hostlist_count(unknown) || hostlist_count(unused)) {
-		xstrfmtcat(mismatch_note, "NotInFabric=%s NotInSlurm=%s", a[0] ? a : "(none)",
+		xstrfmtcat(text, "NotInFabric=%s NotInSlurm=%s", a[0] ? a : "(none)",
 			   b[0] ? b : "(none)");
-		if (hostlist_count(unknown))
+		if (log && hostlist_count(unknown))
 			warning("fabricfit: %d Slurm node(s) are not in the fabric: %s; jobs "
 				"offered them use Slurm's selection",
 				hostlist_count(unknown), a);
-		if (hostlist_count(unused))
+		if (log && hostlist_count(unused))
 			warning("fabricfit: %d fabric host(s) are not Slurm nodes: %s",
 				hostlist_count(unused), b);
 	}
+	xfree(in_slurm);
 	xfree(a);
 	xfree(b);
 	hostlist_destroy(unknown);
 	hostlist_destroy(unused);
+	return text;
+}
+
+/* Names, once per snapshot or node table, what ffg_mismatch_text() finds. */
+static void _report_mismatch(void)
+{
+	xfree(mismatch_note);
+	mismatch_note = ffg_mismatch_text(true);
 }
 
 /*
@@ -175,7 +191,7 @@ extern void ffg_map_nodes(void)
 				totals_pending = true;
 		}
 	}
-	_report_mismatch(hosts);
+	_report_mismatch();
 }
 
 /*
