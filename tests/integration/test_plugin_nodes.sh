@@ -25,6 +25,9 @@ FABRICFIT=$(command -v fabricfit)
 # A fabric of 3 leaf groups (gpu001-024) where Slurm has 16 nodes: 8 hosts are not nodes.
 "$FABRICFIT" generate --leaves 3 --hosts-per-leaf 8 -o "$lab/big.net" > /dev/null
 "$FABRICFIT" discover --from "$lab/big.net" -q -o "$lab/fabric.snapshot"
+# The plugin's watcher notices a new snapshot within a second and the next evaluation swaps
+# it in: give it that second, then the next job is decided on the new fabric.
+sleep 2
 run_gpu_job() {
   local j; j=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
   wait_job "$j" 60 > /dev/null
@@ -32,7 +35,7 @@ run_gpu_job() {
 }
 j=$(run_gpu_job)
 check "with the bigger fabric, scontrol show topology names the 8 hosts Slurm lacks" \
-  bash -c 'scontrol show topology | grep -q "^NotInFabric=(none) NotInSlurm=gpu\[017-024\]"'
+  wait_for 10 bash -c 'scontrol show topology | grep -q "^NotInFabric=(none) NotInSlurm=gpu\[017-024\]"'
 check "and job $j is still placed by fabricfit" \
   grep -q "fabricfit: eval_nodes JobId=$j .*placement=fabricfit " "$ctld_log"
 
@@ -42,7 +45,7 @@ out=$(scontrol create NodeName=gpu017 CPUs=32 Boards=1 SocketsPerBoard=2 CoresPe
 check "scontrol create NodeName=gpu017 (rc=$rc${out:+: $out})" test "$rc" = 0
 j=$(run_gpu_job)
 check "after it is added, the plugin maps it: NotInSlurm=gpu[018-024]" \
-  bash -c 'scontrol show topology | grep -q "^NotInFabric=(none) NotInSlurm=gpu\[018-024\]"'
+  wait_for 10 bash -c 'scontrol show topology | grep -q "^NotInFabric=(none) NotInSlurm=gpu\[018-024\]"'
 check "and job $j is placed by fabricfit" \
   grep -q "fabricfit: eval_nodes JobId=$j .*placement=fabricfit " "$ctld_log"
 
@@ -55,7 +58,7 @@ case $release in
        grep -q "fabricfit: node gpu017 added or removed: mapping Slurm's nodes onto the fabric again" "$ctld_log" ;;
 esac
 check "after it is removed, gpu017 is a fabric host without a node again" \
-  bash -c 'scontrol show topology | grep -q "^NotInFabric=(none) NotInSlurm=gpu\[017-024\]"'
+  wait_for 10 bash -c 'scontrol show topology | grep -q "^NotInFabric=(none) NotInSlurm=gpu\[017-024\]"'
 check "and job $j is placed by fabricfit" \
   grep -q "fabricfit: eval_nodes JobId=$j .*placement=fabricfit " "$ctld_log"
 check "slurmctld is still running" pid_running "$(cat "$lab/run/slurmctld.pid")"
