@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "placement/pattern_split.hpp"
 #include "placement/selector_run.hpp"
 
 namespace fabricfit::selection {
@@ -16,9 +17,25 @@ constexpr std::size_t kPodStarts = 4;
 
 }  // namespace
 
-// The traffic part of the cost of a plan over several leaf groups, in closed form.
-// Ring, tree and tp/pp/dp are ranked by the ring model (one crossing per leaf group
-// boundary); the reported score routes the exact pattern.
+void Run::prepare_split(const JobShape& shape, const CommPattern& pattern) {
+  unit_ = stage_hosts(pattern, shape);
+  slot_traffic_.reset();
+  if (pattern.kind != PatternKind::Parallel) return;
+  std::vector<int> gpus(shape.nodes);
+  for (int i = 0; i < shape.nodes; ++i) gpus[i] = shape.gpus_on(i, G_);
+  try {
+    slot_traffic_ = TrafficMatrix::build(pattern, gpus);
+  } catch (const PatternError&) {
+    // tp x pp x dp is not the job's GPU count: the ring model ranks the plans, and the
+    // score says what is wrong, as before.
+  }
+}
+
+// The traffic part of the cost of a plan over several leaf groups. tp/pp/dp: the exact
+// share of its bytes that crosses groups and pods with the plan in rank order (this is
+// what puts pipeline stage boundaries on group edges). All-to-all in closed form. Ring
+// and tree by the ring model (one crossing per leaf group boundary); the reported score
+// routes the exact pattern.
 double Run::traffic_cost(const Plan& plan, const JobShape& shape, const CommPattern& pattern) const {
   if (plan.size() < 2 || pattern.kind == PatternKind::None) return 0;
   const auto& index = ctx_.index;
@@ -51,6 +68,10 @@ double Run::traffic_cost(const Plan& plan, const JobShape& shape, const CommPatt
     }
     spine_share /= inter;
     core_share /= inter;
+  } else if (slot_traffic_) {
+    Plan ordered = plan;
+    order_for_split(ordered, index, unit_);
+    std::tie(spine_share, core_share) = cross_shares(*slot_traffic_, ordered, index);
   } else {
     spine_share = static_cast<double>(plan.size()) / n;
     core_share = cross_pod ? static_cast<double>(pods_.size()) / n : 0.0;
@@ -184,13 +205,30 @@ void Run::search_leaf_groups(const JobShape& shape, const CommPattern& pattern, 
   }
 }
 
+Candidate Run::make_candidate(Plan plan, double delta, const JobShape& shape,
+                              const CommPattern& pattern) const {
+  Candidate c;
+  c.key.cost = traffic_cost(plan, shape, pattern) + frag_cost(delta, shape);
+  if (unit_ > 1) {
+    Plan ordered = plan;
+    order_for_split(ordered, ctx_.index, unit_);
+    c.key.stages_split = stages_split(ordered, unit_);
+  }
+  c.plan = std::move(plan);
+  return c;
+}
+
+// A set's plans: all but one group give all their eligible hosts and the remainder group
+// the rest; for tp/pp/dp with stages of several hosts also every group giving whole
+// stages only (the remainder fewer), so that no stage is split when the set can avoid it.
 Candidate Run::evaluate_set(const std::vector<int>& set, const JobShape& shape, const CommPattern& pattern,
                             RunnersUp& best) {
-  long sum = 0;
+  long sum = 0, whole_stages = 0;
   double full = 0;
   int broken = 0, whole_free = 0;
   for (int l : set) {
     sum += s_.eligible[l];
+    whole_stages += s_.eligible[l] / unit_ * unit_;
     full += s_.full_delta[l];
     broken += whole_leaf(l) ? 1 : 0;
     whole_free += s_.whole_free[l];
@@ -199,21 +237,36 @@ Candidate Run::evaluate_set(const std::vector<int>& set, const JobShape& shape, 
   std::vector<int> leaves = set;
   std::sort(leaves.begin(), leaves.end());
   std::optional<Candidate> chosen;
+  const auto consider = [&](Candidate c, int r) {
+    c.key.whole_leaves_broken = broken;
+    c.key.leftover = excess;
+    c.key.whole_free_touched = whole_free;
+    c.key.leaves = leaves;
+    c.key.remainder = r;
+    if (!chosen || better(c.key, chosen->key)) chosen = std::move(c);
+  };
   for (int r : set) {
     const int take_r = s_.eligible[r] - excess;
     if (take_r < 1) continue;
     Plan plan;
     for (int l : set) plan.push_back(LeafTake{l, l == r ? take_r : s_.eligible[l]});
     const double delta = full - s_.full_delta[r] + partial_delta(r, take_r, shape);
-    Candidate c;
-    c.key.cost = traffic_cost(plan, shape, pattern) + frag_cost(delta, shape);
-    c.key.whole_leaves_broken = broken;
-    c.key.leftover = excess;
-    c.key.whole_free_touched = whole_free;
-    c.key.leaves = leaves;
-    c.key.remainder = r;
-    c.plan = std::move(plan);
-    if (!chosen || better(c.key, chosen->key)) chosen = std::move(c);
+    consider(make_candidate(std::move(plan), delta, shape, pattern), r);
+  }
+  if (unit_ > 1 && whole_stages >= shape.nodes) {
+    const int stage_excess = static_cast<int>(whole_stages - shape.nodes);
+    for (int r : set) {
+      const int take_r = s_.eligible[r] / unit_ * unit_ - stage_excess;
+      if (take_r < 1) continue;
+      Plan plan;
+      double delta = 0;
+      for (int l : set) {
+        const int take = l == r ? take_r : s_.eligible[l] / unit_ * unit_;
+        plan.push_back(LeafTake{l, take});
+        delta += take == s_.eligible[l] ? s_.full_delta[l] : partial_delta(l, take, shape);
+      }
+      consider(make_candidate(std::move(plan), delta, shape, pattern), r);
+    }
   }
   best.offer(*chosen);
   return std::move(*chosen);

@@ -24,6 +24,7 @@ using Plan = std::vector<LeafTake>;
 // whole leaf groups free and fit tightly, then leaf indices (deterministic).
 struct PlanKey {
   double cost = 0;
+  int stages_split = 0;         // tp/pp/dp: pipeline stages over two groups (selection::stages_split)
   int whole_leaves_broken = 0;  // leaf groups that were entirely free and are no longer
   int leftover = 0;             // eligible hosts (or GPUs, single-node) left in the touched groups
   int whole_free_touched = 0;   // whole free hosts in the touched groups: busier groups first
@@ -34,6 +35,7 @@ struct PlanKey {
 inline bool better(const PlanKey& a, const PlanKey& b) {
   if (a.cost < b.cost - kCostEpsilon) return true;
   if (b.cost < a.cost - kCostEpsilon) return false;
+  if (a.stages_split != b.stages_split) return a.stages_split < b.stages_split;
   if (a.whole_leaves_broken != b.whole_leaves_broken) return a.whole_leaves_broken < b.whole_leaves_broken;
   if (a.leftover != b.leftover) return a.leftover < b.leftover;
   if (a.whole_free_touched != b.whole_free_touched) return a.whole_free_touched < b.whole_free_touched;

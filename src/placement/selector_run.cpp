@@ -3,6 +3,8 @@
 // turning a plan into hosts in rank order with its full score.
 #include "placement/selector_run.hpp"
 
+#include "placement/pattern_split.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -69,18 +71,16 @@ std::vector<Candidate> Run::choose(const JobShape& shape, const CommPattern& pat
     if (k == 1) {
       choose_one_leaf_group(shape, best);
     } else if (k > 1) {
+      prepare_split(shape, pattern);
       search_leaf_groups(shape, pattern, k, best);
     }
   }
   return best.kept();
 }
 
-// Hosts for a plan, in rank order: leaf groups by pod then index, hosts ascending.
+// Hosts for a plan, in rank order (order_for_split), hosts ascending inside a group.
 Allocation Run::realise(const JobShape& shape, Plan plan) const {
-  std::sort(plan.begin(), plan.end(), [&](const LeafTake& a, const LeafTake& b) {
-    const int pa = ctx_.index.pod_of_leaf_group(a.leaf), pb = ctx_.index.pod_of_leaf_group(b.leaf);
-    return pa != pb ? pa < pb : a.leaf < b.leaf;
-  });
+  order_for_split(plan, ctx_.index, unit_);
   Allocation out;
   std::vector<std::pair<int, int>> pool;  // (free, host)
   for (const LeafTake& t : plan) {

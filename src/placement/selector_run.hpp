@@ -4,12 +4,14 @@
 // several leaf groups), and the realised allocation with its score.
 #pragma once
 
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "placement/selector.hpp"
 #include "placement/selector_plan.hpp"
+#include "placement/traffic_matrix.hpp"
 
 namespace fabricfit::selection {
 
@@ -38,7 +40,8 @@ class Run {
   // Best plans for a shape, best first (at least one when it fits).
   std::vector<Candidate> choose(const JobShape& shape, const CommPattern& pattern, int keep);
 
-  // Hosts for a plan, in rank order: leaf groups by pod then index, hosts ascending.
+  // Hosts for a plan, in rank order (order_for_split: leaf groups by pod, for tp/pp/dp
+  // groups holding whole pipeline stages first, then index), hosts ascending in a group.
   [[nodiscard]] Allocation realise(const JobShape& shape, Plan plan) const;
 
   // The score of a realised plan: exact traffic, and fragmentation from the scan.
@@ -76,6 +79,12 @@ class Run {
   [[nodiscard]] double traffic_cost(const Plan& plan, const JobShape& shape,
                                     const CommPattern& pattern) const;
 
+  // leaf_group_search.cpp: the pattern's unit (hosts per pipeline stage) and exact slot
+  // traffic for a job over several groups (tp/pp/dp only).
+  void prepare_split(const JobShape& shape, const CommPattern& pattern);
+  // The plan's candidate for the set, with its key (cost, stages split, tie-breaks).
+  Candidate make_candidate(Plan plan, double delta, const JobShape& shape, const CommPattern& pattern) const;
+
   // leaf_group_search.cpp: jobs that need k >= 2 leaf groups.
   void search_leaf_groups(const JobShape& shape, const CommPattern& pattern, int k, RunnersUp& best);
   Candidate evaluate_set(const std::vector<int>& set, const JobShape& shape, const CommPattern& pattern,
@@ -89,6 +98,8 @@ class Run {
   int G_;
   int stride_;
   std::unordered_map<long, double> partial_;
+  int unit_ = 1;                                   // hosts per pipeline stage (1: any host edge)
+  std::optional<TrafficMatrix> slot_traffic_;      // tp/pp/dp over the job's node slots
   mutable std::vector<std::pair<int, int>> pods_;  // (pod, hosts) of the plan being costed
 };
 
