@@ -153,7 +153,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (ff_job_env(site, node, nodes, value, (unsigned)strtoul(gpus, NULL, 10), _job_getenv,
 		       &lookup, env, sizeof(env), notes, sizeof(notes), err,
 		       sizeof(err)) != FF_OK) {
-		slurm_error("fabricfit: no NCCL settings for this step: %s", err);
+		/* The admin's problem (no snapshot, ...): the slurmd log, never the user. */
+		slurm_info("fabricfit: no NCCL settings for this step: %s", err);
 		return 0;
 	}
 	for (char *save = NULL, *n = strtok_r(notes, "\n", &save); n;
