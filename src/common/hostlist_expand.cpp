@@ -7,7 +7,15 @@
 namespace fabricfit {
 namespace {
 
-constexpr long kMaxNames = 1L << 22;  // a typo like [1-999999999] must not eat the memory
+// A typo like [1-999999999], many ranges in one bracket or a very long name times a big
+// range must not eat the memory: the names and their characters are both bounded.
+constexpr long kMaxNames = 1L << 22;
+constexpr std::size_t kMaxBytes = std::size_t{1} << 26;  // 64 MiB: far beyond any real cluster
+
+struct Names {
+  std::vector<std::string>& out;
+  std::size_t bytes = 0;
+};
 
 long parse_number(std::string_view digits, std::string_view whole) {
   long n = 0;
@@ -32,8 +40,10 @@ std::vector<std::string> expand_ranges(std::string_view inside, std::string_view
       const auto lo_text = part.substr(0, dash);
       const long lo = parse_number(lo_text, whole), hi = parse_number(part.substr(dash + 1), whole);
       if (hi < lo) throw HostlistError(fmt::format("'{}': range {} goes backwards", whole, part));
-      if (hi - lo >= kMaxNames) throw HostlistError(fmt::format("'{}': range {} is too large", whole, part));
-      for (long n = lo; n <= hi; ++n) out.push_back(fmt::format("{:0{}d}", n, lo_text.size()));
+      if (hi - lo >= kMaxNames - static_cast<long>(out.size()))
+        throw HostlistError(fmt::format("'{}': range {} is too large", whole, part));
+      // Counted from lo, not up to hi: hi may be the largest long, and n must not pass it.
+      for (long k = 0; k <= hi - lo; ++k) out.push_back(fmt::format("{:0{}d}", lo + k, lo_text.size()));
     }
     if (comma == std::string_view::npos) break;
     inside = inside.substr(comma + 1);
@@ -41,12 +51,15 @@ std::vector<std::string> expand_ranges(std::string_view inside, std::string_view
   return out;
 }
 
-void expand_name(std::string_view name, std::string_view whole, std::vector<std::string>& out) {
+void expand_name(std::string_view name, std::string_view whole, Names& names) {
   const auto open = name.find('[');
   if (open == std::string_view::npos) {
     if (name.find(']') != std::string_view::npos)
       throw HostlistError(fmt::format("'{}': ']' without '['", whole));
-    out.emplace_back(name);
+    names.bytes += name.size();
+    if (static_cast<long>(names.out.size()) >= kMaxNames || names.bytes > kMaxBytes)
+      throw HostlistError(fmt::format("'{}' is too large", whole));
+    names.out.emplace_back(name);
     return;
   }
   const auto close = name.find(']', open);
@@ -54,9 +67,7 @@ void expand_name(std::string_view name, std::string_view whole, std::vector<std:
   const auto prefix = name.substr(0, open);
   const auto rest = name.substr(close + 1);
   for (const auto& number : expand_ranges(name.substr(open + 1, close - open - 1), whole)) {
-    expand_name(std::string(prefix) + number + std::string(rest), whole, out);
-    if (static_cast<long>(out.size()) > kMaxNames)
-      throw HostlistError(fmt::format("'{}' is too large", whole));
+    expand_name(std::string(prefix) + number + std::string(rest), whole, names);
   }
 }
 
@@ -64,6 +75,7 @@ void expand_name(std::string_view name, std::string_view whole, std::vector<std:
 
 std::vector<std::string> expand_hostlist(std::string_view text) {
   std::vector<std::string> out;
+  Names names{out};
   std::size_t start = 0;
   int depth = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
@@ -74,7 +86,7 @@ std::vector<std::string> expand_hostlist(std::string_view text) {
     if ((c == ',' && depth == 0) || i == text.size()) {
       const auto name = text.substr(start, i - start);
       if (name.empty()) throw HostlistError(fmt::format("'{}': empty host name", text));
-      expand_name(name, text, out);
+      expand_name(name, text, names);
       start = i + 1;
     }
   }

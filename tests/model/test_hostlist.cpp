@@ -63,5 +63,22 @@ TEST(Hostlist, ThousandsOfHostsRoundTrip) {
   EXPECT_EQ(back, names);
 }
 
+// Found by fuzz_hostlist: a range ending at the largest long stepped past it (signed
+// overflow, undefined behaviour).
+TEST(Hostlist, RangeEndingAtTheLargestNumber) {
+  EXPECT_EQ(expand_hostlist("a[9223372036854775806-9223372036854775807]"),
+            (std::vector<std::string>{"a9223372036854775806", "a9223372036854775807"}));
+}
+
+// Found by fuzz_hostlist: the name limit held per range, not per bracket, so many big
+// ranges in one bracket (or a long name times a big range) took gigabytes.
+TEST(Hostlist, ExpansionIsBoundedAcrossRangesAndNameLength) {
+  std::string many = "a[0-4000000";
+  for (int i = 0; i < 11; ++i) many += ",0-4000000";
+  EXPECT_THROW((void)expand_hostlist(many + "]"), HostlistError);
+  EXPECT_THROW((void)expand_hostlist(std::string(1000, 'n') + "[0-70000]"), HostlistError);
+  EXPECT_EQ(expand_hostlist(std::string(100, 'n') + "[0-70000]").size(), 70001U);
+}
+
 }  // namespace
 }  // namespace fabricfit
