@@ -6,13 +6,17 @@
 # `fabricfit score` gives; a bad fabricfit.conf never reaches the user.
 #
 # FABRICFIT_SPANK_SO: the fabricfit.so to load (default: the one installed in Slurm's plugin
-# directory, from FABRICFIT_SLURM_ENV or /opt/fabricfit/slurm/current.env).
+# directory of the lab's release: FABRICFIT_SLURM_VERSION, else FABRICFIT_SLURM_ENV or
+# /opt/fabricfit/slurm/current.env).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 so=${FABRICFIT_SPANK_SO:-}
-if [ -z "$so" ]; then
+if [ -z "$so" ] && [ -n "${FABRICFIT_SLURM_VERSION:-}" ]; then
+  # The lab runs that release (lab.sh --slurm): its plugin directory, not the default's.
+  so=${FABRICFIT_SLURM_PREFIX:-/opt/fabricfit/slurm}/$FABRICFIT_SLURM_VERSION/lib/slurm/fabricfit.so
+elif [ -z "$so" ]; then
   # shellcheck disable=SC1090
   . "${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}" 2> /dev/null || true
   so=${SLURM_PREFIX:-/nonexistent}/lib/slurm/fabricfit.so
