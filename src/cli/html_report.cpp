@@ -6,25 +6,12 @@
 #include <set>
 
 #include "common/hostlist_expand.hpp"
+#include "common/xml_escape.hpp"
 #include "placement/fragmentation.hpp"
 #include "placement/placement_score.hpp"
 
 namespace fabricfit::cli {
 namespace {
-
-std::string esc(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 const char* host_class(const GpuState& g, int h) {
   if (g.total[h] <= 0) return "absent";
@@ -62,12 +49,12 @@ std::string fabric_svg(const Fabric& fabric, const LocalityIndex& index, const G
     }
     const int x = kGroupGap + g * (group_w + kGroupGap);
     svg += fmt::format("<g class=\"leaf-group{}\" data-name=\"{}\">\n", degraded ? " degraded" : "",
-                       esc(lg.name));
+                       xml_escape(lg.name));
     svg += fmt::format("<line class=\"uplink{}\" x1=\"{}\" y1=\"30\" x2=\"{}\" y2=\"{}\"/>",
                        degraded ? " degraded" : "", x + group_w / 2, x + group_w / 2, kTop);
     svg += fmt::format("<rect class=\"leaf\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\"/>", x,
                        kTop, group_w, group_h);
-    svg += fmt::format("<text x=\"{}\" y=\"{}\">{}{}</text>\n", x + kPad, kTop + 14, esc(lg.name),
+    svg += fmt::format("<text x=\"{}\" y=\"{}\">{}{}</text>\n", x + kPad, kTop + 14, xml_escape(lg.name),
                        degraded ? " \u26a0 degraded link" : "");
     int i = 0;
     for (const int h : index.hosts_of(g)) {
@@ -76,8 +63,8 @@ std::string fabric_svg(const Fabric& fabric, const LocalityIndex& index, const G
           "<rect class=\"host {}\" data-host=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}: "
           "{} of {} "
           "GPUs free</title></rect>\n",
-          host_class(gpus, h), esc(index.host_name(h)), cx, cy, kCell - 4, kCell - 4, esc(index.host_name(h)),
-          gpus.free[h], gpus.total[h]);
+          host_class(gpus, h), xml_escape(index.host_name(h)), cx, cy, kCell - 4, kCell - 4,
+          xml_escape(index.host_name(h)), gpus.free[h], gpus.total[h]);
       ++i;
     }
     svg += "</g>\n";
@@ -100,7 +87,7 @@ std::string jobs_table(const LocalityIndex& index, const std::vector<SlurmJob>& 
     }
     const PlacementScore s = score_hosts(index, hosts, gpus, CommPattern{PatternKind::Ring});
     rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0f}%</td></tr>\n", j.id,
-                        esc(j.state), esc(j.nodes), s.leaf_groups,
+                        xml_escape(j.state), xml_escape(j.nodes), s.leaf_groups,
                         s.inter_node_bytes > 0 ? 100 * s.spine_bytes / s.inter_node_bytes : 0.0);
     ++shown;
   }
@@ -120,9 +107,9 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
   const FragmentationReport r = measure_fragmentation(index, gpus, model);
   std::string degraded;
   for (const auto& d : fabric.degraded_links) {
-    degraded +=
-        fmt::format("<li class=\"degraded-link\">{}[{}] &ndash; {}[{}]: {} (peers {})</li>\n", esc(d.a),
-                    d.port_a, esc(d.b), d.port_b, d.rate.to_string(), d.expected_rate.to_string());
+    degraded += fmt::format("<li class=\"degraded-link\">{}[{}] &ndash; {}[{}]: {} (peers {})</li>\n",
+                            xml_escape(d.a), d.port_a, xml_escape(d.b), d.port_b, d.rate.to_string(),
+                            d.expected_rate.to_string());
   }
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fabricfit: "
@@ -143,7 +130,7 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
       "{6}<p id=\"frag\">{7} of {8} GPUs free; {9:.1f} of them unusable by the workload mix: fragmentation "
       "{10:.3f}</p>\n"
       "<h2>Degraded links</h2>\n<ul id=\"degraded\">{11}</ul>\n{12}</body></html>\n",
-      esc(fabric.origin), fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
+      xml_escape(fabric.origin), fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
       fabric.degraded_links.size(), fabric_svg(fabric, index, gpus), r.free_gpus, r.total_gpus, r.unusable,
       r.frag, degraded.empty() ? "<li>none</li>\n" : degraded, jobs_table(index, jobs));
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "common/xml_escape.hpp"
 #include "replay/replay_metrics.hpp"
 
 namespace fabricfit {
@@ -62,20 +63,6 @@ const std::vector<ReplayResult>* find(const ReplayReport& r, const std::string& 
 std::string ratio(double a, double b) {
   if (b == 0) return a == 0 ? "1.00x" : "n/a";
   return fmt::format("{:.3f}x", a / b);
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::string fmt_value(double v) {
