@@ -60,7 +60,7 @@ done
 # management and cross-tier parts never change the compute hosts' tiers or pods.
 # name | generate options | model options | tiers | switches | pods | hosts | warning expected
 three="--pods 2 --leaves 2 --hosts-per-leaf 4 --spines 2 --cores 2 --rails 2"
-two_pods='[{"name":"pod-01","spines":["ib-p01-spine-01","ib-p01-spine-02"],"leaf_groups":["ib-leaf-001-r0 +1 rails","ib-leaf-002-r0 +1 rails"]},{"name":"pod-02","spines":["ib-p02-spine-01","ib-p02-spine-02"],"leaf_groups":["ib-leaf-003-r0 +1 rails","ib-leaf-004-r0 +1 rails"]}]'
+two_pods='[{"name":"pod-01","spines":["ib-p01-spine-01","ib-p01-spine-02"],"leaf_groups":["ib-leaf-001","ib-leaf-002"]},{"name":"pod-02","spines":["ib-p02-spine-01","ib-p02-spine-02"],"leaf_groups":["ib-leaf-003","ib-leaf-004"]}]'
 site_shapes=(
   "storage-leaf-on-a-core|$three --storage-servers 4 --storage-hcas --storage-uplink core|--compute-hca mlx5_[01] --exclude-host ^stor|3|{\"core\":2,\"leaf\":9,\"spine\":4,\"untiered\":0}|$two_pods|16|service-leaf"
   "storage-leaf-on-a-spine|--leaves 4 --hosts-per-leaf 8 --spines 2 --storage-servers 3 --storage-hcas|--compute-hca mlx5_0 --exclude-host ^stor|2|{\"core\":0,\"leaf\":5,\"spine\":2,\"untiered\":0}|[]|32|service-leaf"

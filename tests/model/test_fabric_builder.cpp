@@ -89,7 +89,7 @@ TEST(FabricBuilder, TwoRailsMakeOneGroupOfTwoLeaves) {
   EXPECT_EQ(f.rails, 2);
   EXPECT_TRUE(f.warnings.empty()) << f.warnings.front();
   ASSERT_EQ(f.leaf_groups.size(), 2u);
-  const LeafGroup& g = group_named(f, "ib-leaf-001-r0 +1 rails");
+  const LeafGroup& g = group_named(f, "ib-leaf-001");
   EXPECT_EQ(host_names(f, g), (std::set<std::string>{"gpu001", "gpu002", "gpu003", "gpu004"}));
   ASSERT_EQ(g.leaves.size(), 2u);
   EXPECT_EQ(f.graph[g.leaves[0]].name, "ib-leaf-001-r0");
@@ -125,7 +125,7 @@ TEST(FabricBuilder, EightRails) {
     EXPECT_DOUBLE_EQ(g.down_gbps, 2 * 8 * 200.0);
     EXPECT_DOUBLE_EQ(g.up_gbps, 8 * 2 * 200.0);
   }
-  EXPECT_EQ(group_named(f, "ib-leaf-002-r0 +7 rails").hosts.size(), 2u);
+  EXPECT_EQ(group_named(f, "ib-leaf-002").hosts.size(), 2u);
 }
 
 TEST(FabricBuilder, RailsFollowNameOrderNotNameDigits) {
@@ -144,9 +144,29 @@ TEST(FabricBuilder, RailsFollowNameOrderNotNameDigits) {
   EXPECT_EQ(f.rails, 4);
   EXPECT_TRUE(f.warnings.empty()) << f.warnings.front();
   ASSERT_EQ(f.leaf_groups.size(), 1u);
-  EXPECT_EQ(f.leaf_groups[0].name, "leaf-a +3 rails");
+  EXPECT_EQ(f.leaf_groups[0].name, "leaf");
   EXPECT_EQ(f.graph[f.hosts[0].hcas[2]].name, "node0 HCA-5");
   EXPECT_EQ(f.graph[f.leaf_groups[0].leaves[3]].name, "leaf-d");
+}
+
+TEST(FabricBuilder, LeafGroupNamesAreOneWordAndUnique) {
+  // Rail-major names (rail 1 of group 2 is A09-IBLEAF-01-02) share "A09-IBLEAF" across
+  // groups, so each group keeps its lowest-rail leaf's name; no name holds a space.
+  testing::RawBuilder b;
+  const int spine = b.add_switch("spine");
+  for (int g = 1; g <= 2; ++g) {
+    for (int r = 1; r <= 2; ++r) {
+      const int leaf = b.add_switch(fmt::format("A09-IBLEAF-0{}-0{}", r, g));
+      for (int h = 0; h < 2; ++h)
+        b.connect(b.add_ca(fmt::format("n{}{} mlx5_{}", g, h, r - 1)), 1, leaf, h + 1);
+      b.connect(leaf, 10, spine, 2 * g + r);
+    }
+  }
+  const Fabric f = build_fabric(b.take(), {});
+  ASSERT_EQ(f.leaf_groups.size(), 2u);
+  EXPECT_EQ(f.leaf_groups[0].name, "A09-IBLEAF-01-01");
+  EXPECT_EQ(f.leaf_groups[1].name, "A09-IBLEAF-01-02");
+  EXPECT_EQ(f.graph[f.leaf_groups[1].leaves[1]].name, "A09-IBLEAF-02-02");
 }
 
 TEST(FabricBuilder, ThreeTierHasPodsAndCores) {

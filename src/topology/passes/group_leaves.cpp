@@ -22,6 +22,30 @@ int first_leaf(const std::vector<int>& group) {
   return kNone;
 }
 
+bool is_separator(char c) {
+  return c == '-' || c == '_' || c == '.' || c == '/' || c == ':';
+}
+
+// A group's name: what its leaves' names share, in whole tokens ("ib-leaf-001-r0" and
+// "ib-leaf-001-r1" -> "ib-leaf-001"), so it reads as one word in hostlists, environment
+// variables and metric labels; the lowest-rail leaf's name when they share no token.
+std::string shared_leaf_name(const std::vector<std::string>& names) {
+  if (names.size() == 1) return names.front();
+  std::size_t len = names.front().size();
+  for (const auto& n : names) {
+    std::size_t i = 0;
+    while (i < len && i < n.size() && n[i] == names.front()[i]) ++i;
+    len = i;
+  }
+  const auto ends_token = [&](std::size_t at) {
+    return std::all_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return at == n.size() || is_separator(n[at]); });
+  };
+  while (len > 0 && !ends_token(len)) --len;
+  while (len > 0 && is_separator(names.front()[len - 1])) --len;
+  return len == 0 ? names.front() : names.front().substr(0, len);
+}
+
 // Groups, or hosts in them, without a leaf or an HCA on some rail.
 void report_missing_rails(const Rails& r, const LeafGroups& g, std::vector<std::string>& warnings) {
   if (r.rails <= 1) return;
@@ -134,16 +158,20 @@ LeafGroups group_leaves(const ClassifiedFabric& f, const Rails& r) {
     return f.nodes[first_leaf(x)].name < f.nodes[first_leaf(y)].name;
   });
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    int present = 0;
+    std::vector<std::string> leaf_names;
     for (int l : groups[g]) {
-      if (l != kNone) {
-        out.group_of_node[l] = static_cast<int>(g);
-        ++present;
-      }
+      if (l == kNone) continue;
+      out.group_of_node[l] = static_cast<int>(g);
+      leaf_names.push_back(f.nodes[l].name);
     }
-    std::string name = f.nodes[first_leaf(groups[g])].name;
-    if (r.rails > 1 && present > 1) name += fmt::format(" +{} rails", present - 1);
-    out.names.push_back(std::move(name));
+    out.names.push_back(shared_leaf_name(leaf_names));
+  }
+  // A shared prefix that two groups have in common names neither: each keeps its
+  // lowest-rail leaf's name, which is unique.
+  std::map<std::string, int> uses;
+  for (const auto& n : out.names) ++uses[n];
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (uses[out.names[g]] > 1) out.names[g] = f.nodes[first_leaf(groups[g])].name;
   }
   out.leaves = std::move(groups);
 
