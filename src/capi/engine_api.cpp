@@ -175,6 +175,7 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
       gpus.total[h] = std::clamp(gpus.total[h], 0, ff_engine::kMaxGpusPerHost);
       gpus.free[h] = std::clamp(gpus.free[h], 0, gpus.total[h]);
     }
+    engine->fit_frag(gpus);
     fabricfit::JobRequest job;
     job.min_nodes = static_cast<int>(std::min<unsigned>(request->min_nodes, static_cast<unsigned>(n)));
     job.max_nodes = static_cast<int>(std::min<unsigned>(request->max_nodes, static_cast<unsigned>(n)));
@@ -215,7 +216,7 @@ int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, con
       gpus.total[h] = std::clamp(gpus.total[h], 0, ff_engine::kMaxGpusPerHost);
       gpus.free[h] = std::clamp(gpus.free[h], 0, gpus.total[h]);
     }
-    const auto report = fabricfit::measure_fragmentation(engine->index, gpus, engine->frag);
+    const auto report = fabricfit::measure_fragmentation(engine->index, gpus, engine->frag_for(gpus));
     *share = report.frag;
     *unusable_gpus = report.unusable;
     return FF_OK;

@@ -17,7 +17,7 @@ struct ff_engine {
   explicit ff_engine(fabricfit::Snapshot loaded)
       : snapshot(std::move(loaded)),
         index(snapshot.fabric),
-        frag(fabricfit::WorkloadMix::standard(), kMaxGpusPerHost, std::max(1, index.largest_leaf_group())) {
+        frag(fabricfit::WorkloadMix::standard(8), 8, std::max(1, index.largest_leaf_group())) {
     rank.assign(index.host_count(), -1);
     int next = 0;
     for (int g = 0; g < index.leaf_group_count(); ++g) {
@@ -27,12 +27,26 @@ struct ff_engine {
       if (rank[h] < 0) rank[h] = next++;  // hosts in no leaf group go last
     }
   }
-  // The fragmentation model is built for hosts of up to this many GPUs.
-  static constexpr int kMaxGpusPerHost = 8;
+  // GPU counts above this are garbage from the caller (an unset count read as a huge
+  // number), not hosts.
+  static constexpr int kMaxGpusPerHost = 64;
+
+  // The fragmentation model follows the cluster's GPUs per host (4-GPU and 8-GPU hosts need
+  // different job mixes). frag_for() leaves the engine alone, as callers that only read it
+  // (fragmentation for backfill, records) may run beside a placement; fit_frag() keeps the
+  // placement's model, rebuilt only when the largest host changes.
+  [[nodiscard]] fabricfit::FragModel frag_for(const fabricfit::GpuState& state) const {
+    const int g = std::clamp(state.max_gpus_per_host(), 1, kMaxGpusPerHost);
+    if (g == frag.max_gpus()) return frag;
+    return {fabricfit::WorkloadMix::standard(g), g, std::max(1, index.largest_leaf_group())};
+  }
+  void fit_frag(const fabricfit::GpuState& state) {
+    if (std::clamp(state.max_gpus_per_host(), 1, kMaxGpusPerHost) != frag.max_gpus()) frag = frag_for(state);
+  }
 
   fabricfit::Snapshot snapshot;
   fabricfit::LocalityIndex index;
-  fabricfit::FragModel frag;
+  fabricfit::FragModel frag;  // see fit_frag
   fabricfit::FabricfitSelector selector;
   std::vector<int> rank;
   fabricfit::GpuState gpus;  // reused across decisions

@@ -20,7 +20,10 @@ fabricfit::GpuState gpu_state(const ff_engine_t* engine, const int* free_gpus, c
   const int n = engine->index.host_count();
   fabricfit::GpuState g{std::vector<int>(total_gpus, total_gpus + n),
                         std::vector<int>(free_gpus, free_gpus + n)};
-  for (int h = 0; h < n; ++h) g.free[h] = std::clamp(g.free[h], 0, std::max(0, g.total[h]));
+  for (int h = 0; h < n; ++h) {
+    g.total[h] = std::clamp(g.total[h], 0, ff_engine::kMaxGpusPerHost);
+    g.free[h] = std::clamp(g.free[h], 0, g.total[h]);
+  }
   return g;
 }
 
@@ -56,7 +59,8 @@ int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpu
     std::string text;
     if (free_gpus != nullptr && total_gpus != nullptr) {
       const auto state = gpu_state(engine, free_gpus, total_gpus);
-      text = fabricfit::placement_record(engine->index, &engine->frag, &state, h, g, p, reason);
+      const auto frag = engine->frag_for(state);
+      text = fabricfit::placement_record(engine->index, &frag, &state, h, g, p, reason);
     } else {
       text = fabricfit::placement_record(engine->index, nullptr, nullptr, h, g, p, reason);
     }

@@ -126,8 +126,8 @@ int run_explain(const ExplainOptions& opt) {
   std::vector<std::string> unknown;
   GpuState gpus = gpu_state_of(index, read_nodes(opt.nodes_json), &unknown);
   const auto [pattern, pattern_from] = job_pattern(job, opt, site);
-  const FragModel frag(WorkloadMix::standard(), std::max(1, gpus.max_gpus_per_host()),
-                       index.largest_leaf_group());
+  const FragModel frag(WorkloadMix::standard(std::max(1, gpus.max_gpus_per_host())),
+                       std::max(1, gpus.max_gpus_per_host()), index.largest_leaf_group());
 
   json out = {{"job_id", job.id},
               {"state", job.state},

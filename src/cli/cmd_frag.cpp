@@ -47,7 +47,8 @@ int run_frag(const FragOptions& opt) {
   const GpuState gpus = opt.live ? gpu_state_of(index, read_nodes(opt.nodes_json))
                                  : busy_state(index, opt.busy, opt.gpus_per_node);
   const int gpus_per_node = opt.live ? std::max(1, gpus.max_gpus_per_host()) : opt.gpus_per_node;
-  const WorkloadMix mix = opt.mix.empty() ? WorkloadMix::standard() : WorkloadMix::parse(opt.mix);
+  const WorkloadMix mix =
+      opt.mix.empty() ? WorkloadMix::standard(gpus_per_node) : WorkloadMix::parse(opt.mix);
   const FragModel model(mix, gpus_per_node, index.largest_leaf_group());
   const FragmentationReport r = measure_fragmentation(index, gpus, model);
   const LiveJobs jobs = opt.live ? live_jobs(index, read_jobs(opt.jobs_json)) : LiveJobs{};

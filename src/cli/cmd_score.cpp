@@ -74,7 +74,8 @@ int run_score(const ScoreOptions& opt) {
     }
   }
   const GpuState gpus = busy_state(index, opt.busy, opt.gpus_per_node);
-  const WorkloadMix mix = opt.mix.empty() ? WorkloadMix::standard() : WorkloadMix::parse(opt.mix);
+  const WorkloadMix mix =
+      opt.mix.empty() ? WorkloadMix::standard(opt.gpus_per_node) : WorkloadMix::parse(opt.mix);
   const FragModel frag(mix, opt.gpus_per_node, index.largest_leaf_group());
   Allocation a;
   a.hosts = hosts;

@@ -102,8 +102,8 @@ std::string jobs_table(const LocalityIndex& index, const std::vector<SlurmJob>& 
 
 std::string html_report(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
                         const std::vector<SlurmJob>& jobs) {
-  const FragModel model(WorkloadMix::standard(), std::max(1, gpus.max_gpus_per_host()),
-                        index.largest_leaf_group());
+  const FragModel model(WorkloadMix::standard(std::max(1, gpus.max_gpus_per_host())),
+                        std::max(1, gpus.max_gpus_per_host()), index.largest_leaf_group());
   const FragmentationReport r = measure_fragmentation(index, gpus, model);
   std::string degraded;
   for (const auto& d : fabric.degraded_links) {

@@ -71,8 +71,13 @@ WorkloadMix WorkloadMix::parse(std::string_view text) {
   return WorkloadMix(classes);
 }
 
-WorkloadMix WorkloadMix::standard() {
-  return WorkloadMix({{1, 1, 1}, {1, 2, 1}, {1, 4, 1}, {1, 8, 1}, {2, 8, 1}, {4, 8, 1}, {8, 8, 1}});
+WorkloadMix WorkloadMix::standard(int gpus_per_host) {
+  const int g = std::max(1, gpus_per_host);
+  std::vector<JobClass> classes;
+  for (int k = 1; k < g; k *= 2) classes.push_back({1, k, 1});
+  classes.push_back({1, g, 1});
+  for (const int nodes : {2, 4, 8}) classes.push_back({nodes, g, 1});
+  return WorkloadMix(classes);
 }
 
 std::string WorkloadMix::to_string() const {

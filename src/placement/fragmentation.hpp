@@ -40,9 +40,11 @@ class WorkloadMix {
   explicit WorkloadMix(const std::vector<JobClass>& classes);
   // "1:0.4,8:0.3,2x8:0.2,4x8:0.1": GPUS or NODESxGPUS_PER_NODE, then an optional :WEIGHT.
   [[nodiscard]] static WorkloadMix parse(std::string_view text);
-  // Used when nothing better is known: single-node 1, 2, 4, 8 GPUs and 2, 4, 8 whole
-  // 8-GPU nodes, equally weighted.
-  [[nodiscard]] static WorkloadMix standard();
+  // Used when nothing better is known, for hosts of `gpus_per_host` GPUs: one-host jobs of
+  // 1, 2, 4, ... GPUs up to a whole host, and 2, 4 and 8 whole hosts, equally weighted
+  // (for 8-GPU hosts: 1, 2, 4, 8, 2x8, 4x8, 8x8). A mix written for 8-GPU hosts would call
+  // every free GPU of a 4-GPU host unusable by its 8-GPU classes.
+  [[nodiscard]] static WorkloadMix standard(int gpus_per_host = 8);
   [[nodiscard]] const std::vector<JobClass>& classes() const { return classes_; }
   [[nodiscard]] bool empty() const { return classes_.empty(); }
   [[nodiscard]] std::string to_string() const;

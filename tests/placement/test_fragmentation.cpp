@@ -35,6 +35,26 @@ TEST(WorkloadMix, RejectsNonsense) {
   }
 }
 
+TEST(WorkloadMix, StandardFollowsTheHostSize) {
+  EXPECT_EQ(WorkloadMix::standard(8).to_string(),
+            "1:0.1429,2:0.1429,4:0.1429,8:0.1429,2x8:0.1429,4x8:0.1429,8x8:0.1429");
+  EXPECT_EQ(WorkloadMix::standard(4).to_string(),
+            "1:0.1667,2:0.1667,4:0.1667,2x4:0.1667,4x4:0.1667,8x4:0.1667");
+  EXPECT_EQ(WorkloadMix::standard(6).to_string(),
+            "1:0.1429,2:0.1429,4:0.1429,6:0.1429,2x6:0.1429,4x6:0.1429,8x6:0.1429");
+  EXPECT_EQ(WorkloadMix::standard(1).to_string(), "1:0.25,2x1:0.25,4x1:0.25,8x1:0.25");
+}
+
+TEST(FragModel, WholeFreeFourGpuHostsAreNotFragmented) {
+  // Four whole free 4-GPU hosts in one group: every job of the 4-GPU mix fits (8 x 4 spans
+  // groups as it is wider than the group). The 8-GPU mix would call all 16 GPUs unusable
+  // by its 8-GPU and 2/4/8 x 8 classes.
+  std::vector<int> hist(5, 0);
+  hist[4] = 4;
+  EXPECT_DOUBLE_EQ(FragModel(WorkloadMix::standard(4), 4, 4).unusable(hist), 0.0);
+  EXPECT_GT(FragModel(WorkloadMix::standard(8), 4, 4).unusable(hist), 8.0);
+}
+
 TEST(FragModel, MultiNodeJobsNeedWholeHostsInOneLeafGroup) {
   // Mix: 1 GPU (1/2), 2 x 8 GPUs (1/2). Free [8, 8, 8, 3] = 27 GPUs. 1-GPU jobs use all of
   // them. A 2-node job uses 2 of the 3 whole hosts (16 GPUs): 11 unusable. 0.5 x 11 = 5.5.
