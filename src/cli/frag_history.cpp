@@ -62,7 +62,7 @@ std::vector<FragPoint> frag_history(const LocalityIndex& index, const std::vecto
     for (std::size_t h = 0; h < clamped.free.size(); ++h)
       clamped.free[h] = std::clamp(clamped.free[h], 0, std::max(0, clamped.total[h]));
     const FragmentationReport r = measure_fragmentation(index, clamped, model);
-    points.push_back({events[e].time, r.free_gpus, r.unusable, r.frag});
+    points.push_back({events[e].time, static_cast<int>(r.free_gpus), r.unusable, r.frag});
   }
   if (points.size() > max_points) points.erase(points.begin(), points.end() - static_cast<long>(max_points));
   return points;
