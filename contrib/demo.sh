@@ -38,18 +38,18 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 
-printf '\n%-13s %-5s %-15s %-14s %-7s %-11s %-9s %s\n' JOB JOBID PATTERN NODES LEAVES SPINE_BYTES COST "TASKS SAW"
+printf '\n%-13s %-5s %-15s %-14s %-7s %-14s %-9s %s\n' JOB JOBID PATTERN NODES LEAVES CROSS_SPINE_GB UPLINK_MS "TASKS SAW"
 for entry in "${jobs[@]}"; do
   name=${entry%%|*}
   id=${job_id[$name]}
   info=$(scontrol show job "$id" -o)
   nodes=$(sed -n 's/.* NodeList=\([^ ]*\).*/\1/p' <<<"$info")
-  # The decision that made the allocation is the last one logged for the job.
+  # The decision that made the allocation: the one line logged for the job (its placement record).
   line=$(grep "fabricfit: eval_nodes JobId=$id " "$lab_dir/log/slurmctld.log" | tail -1)
   field() { grep -o " $1=[^ ]*" <<<"$line" | head -1 | cut -d= -f2-; }
   saw=$(tr '\n' ' ' < "$lab_dir/demo-$id.out" 2>/dev/null)
-  printf '%-13s %-5s %-15s %-14s %-7s %-11s %-9s %s\n' "$name" "$id" "$(field pattern)" "$nodes" \
-    "$(field leaf_groups)" "$(field spine_bytes)" "$(field cost)" "$saw"
+  printf '%-13s %-5s %-15s %-14s %-7s %-14s %-9s %s\n' "$name" "$id" "$(field pattern)" "$nodes" \
+    "$(field leaf_groups)" "$(field cross_spine_gb)" "$(field uplink_ms)" "$saw"
 done
 
 # One more job: the NCCL and FABRICFIT variables its tasks saw, and fabricfit explain of it.

@@ -110,7 +110,7 @@ if [ "$unit_only" = no ]; then
       # Placement, fallback, restart/reconfigure and NCCL settings (issue 10): the lab tests
       # whose code paths differ per release; the rest runs once, on the default release.
       rel_tests=()
-      for t in test_placement_lab test_plugin_slice test_plugin_restart test_nccl_env; do
+      for t in test_placement_lab test_plugin_slice test_plugin_restart test_nccl_env test_placement_record; do
         [ -f "$top/tests/integration/$t.sh" ] && rel_tests+=("$top/tests/integration/$t.sh")
       done
     fi

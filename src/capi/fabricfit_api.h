@@ -170,16 +170,35 @@ unsigned ff_tres_gpus(const char* tres);
 
 /*
  * The placement record of a job, one line for its AdminComment (sacct keeps it):
- * "fabricfit placement=fabricfit pattern=ring leaf_groups=2 groups=A,B cross_spine_gb=0.5
- * uplink_ms=1.25 unusable_gpus=+0.0". `hosts` are fabric hosts in rank order with
+ * "fabricfit placement=fabricfit leaf_groups=2 groups=A,B cross_spine_gb=0.5 uplink_ms=1.25
+ * unusable_gpus=+0.0 pattern=ring" (docs/plugins.md). `hosts` are fabric hosts in rank order with
  * `gpus[i]` GPUs each; `free_gpus`/`total_gpus` (per fabric host, as for ff_engine_place,
  * before the job; both NULL to leave unusable_gpus out). With a non-empty
- * `fallback_reason` (no-gpus, no-fit, ...): "fabricfit placement=slurm pattern=P reason=R"
- * and the hosts are not read.
+ * `fallback_reason` (no-gpus, no-fit, ...): "fabricfit placement=slurm reason=R pattern=P"
+ * and the hosts are not read; `engine` may then be NULL (no snapshot), and a `pattern` that
+ * is NULL, "" or "-" (not known) is left out.
  */
 int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpus, unsigned nhosts,
                      const int* free_gpus, const int* total_gpus, const char* pattern,
                      const char* fallback_reason, char* out, size_t out_len, char* err, size_t err_len);
+
+/*
+ * ff_engine_record for a job Slurm placed on the fabric hosts hosts[0..nhosts) (any order):
+ * the hosts in fabricfit's rank order, each with request->gpus_per_node GPUs, or for a
+ * request of total_gpus, its GPUs spread over the hosts in that order as free_gpus allows.
+ * The pattern is request->pattern.
+ */
+int ff_engine_job_record(const ff_engine_t* engine, const ff_request_t* request, const int* hosts,
+                         unsigned nhosts, const int* free_gpus, const int* total_gpus, char* out,
+                         size_t out_len, char* err, size_t err_len);
+
+/*
+ * A job's AdminComment with fabricfit's placement record in it: `existing` (NULL: none)
+ * with its own "fabricfit placement=..." segment replaced by `record`, or `record`
+ * appended after "; " (an admin's text is kept as it is). `out_len` must be at least
+ * strlen(existing) + strlen(record) + 3; FF_EINVAL otherwise.
+ */
+int ff_admin_comment_merge(const char* existing, const char* record, char* out, size_t out_len);
 
 /*
  * `scontrol show topology` text of the fabric: a summary line (origin, snapshot age),

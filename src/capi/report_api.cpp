@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The C edge of what slurmctld tells admins: placement records and the topology text
 // (placement/fabric_status.hpp), over the engine's loaded snapshot.
+#include <algorithm>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "capi/engine_state.hpp"
 #include "capi/fabricfit_api.h"
 #include "common/hostlist_expand.hpp"
+#include "placement/admin_comment.hpp"
 #include "placement/fabric_status.hpp"
 
 namespace {
@@ -38,13 +40,20 @@ extern "C" {
 int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpus, unsigned nhosts,
                      const int* free_gpus, const int* total_gpus, const char* pattern,
                      const char* fallback_reason, char* out, size_t out_len, char* err, size_t err_len) {
-  if (engine == nullptr || out == nullptr) {
+  const std::string reason = fallback_reason != nullptr ? fallback_reason : "";
+  if ((engine == nullptr && reason.empty()) || out == nullptr) {
     copy_out("internal error: missing argument", err, err_len);
     return FF_EINTERNAL;
   }
+  if (!reason.empty()) {
+    return guarded(err, err_len, [&] {
+      const std::string text = fabricfit::fallback_record(pattern != nullptr ? pattern : "", reason);
+      fit_or_throw(text, out_len);
+      copy_out(text, out, out_len);
+    });
+  }
   return guarded(err, err_len, [&] {
     const auto p = fabricfit::parse_comm_pattern(pattern != nullptr && pattern[0] != '\0' ? pattern : "ring");
-    const std::string reason = fallback_reason != nullptr ? fallback_reason : "";
     std::vector<int> h, g;
     if (reason.empty()) {
       if (hosts == nullptr || gpus == nullptr || nhosts == 0)
@@ -67,6 +76,45 @@ int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpu
     fit_or_throw(text, out_len);
     copy_out(text, out, out_len);
   });
+}
+
+int ff_engine_job_record(const ff_engine_t* engine, const ff_request_t* request, const int* hosts,
+                         unsigned nhosts, const int* free_gpus, const int* total_gpus, char* out,
+                         size_t out_len, char* err, size_t err_len) {
+  if (engine == nullptr || request == nullptr || hosts == nullptr || free_gpus == nullptr ||
+      total_gpus == nullptr || out == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  std::vector<int> ordered;
+  std::vector<int> gpus;
+  const int n = engine->index.host_count();
+  for (unsigned i = 0; i < nhosts; ++i) {
+    if (hosts[i] >= 0 && hosts[i] < n) ordered.push_back(hosts[i]);
+  }
+  std::ranges::sort(ordered, [&](int a, int b) { return engine->rank[a] < engine->rank[b]; });
+  // The GPUs Slurm gives the job per node: as asked per node, or the total spread in order.
+  int left = static_cast<int>(request->total_gpus);
+  for (const int h : ordered) {
+    if (request->gpus_per_node > 0) {
+      gpus.push_back(static_cast<int>(request->gpus_per_node));
+    } else {
+      const int take = std::clamp(std::min(free_gpus[h], total_gpus[h]), 0, std::max(left, 0));
+      gpus.push_back(take);
+      left -= take;
+    }
+  }
+  return ff_engine_record(engine, ordered.data(), gpus.data(), static_cast<unsigned>(ordered.size()),
+                          free_gpus, total_gpus, request->pattern, nullptr, out, out_len, err, err_len);
+}
+
+int ff_admin_comment_merge(const char* existing, const char* record, char* out, size_t out_len) {
+  if (record == nullptr || out == nullptr) return FF_EINVAL;
+  const std::string_view old = existing != nullptr ? existing : "";
+  if (out_len < old.size() + std::string_view(record).size() + 3) return FF_EINVAL;
+  char err[8];
+  return guarded(err, sizeof err,
+                 [&] { copy_out(fabricfit::merge_admin_comment(old, record), out, out_len); });
 }
 
 int ff_engine_topology(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,

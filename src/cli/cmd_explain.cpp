@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// `fabricfit explain JOBID`: where a running job landed and what it costs the fabric, in
+// `fabricfit explain JOBID`: where a running or finished job landed and what it costs the fabric, in
 // units an admin reads (GB crossing the spines per GB of message, milliseconds per GB
 // on the busiest uplinks, GPUs made unusable), against what fabricfit and topology/tree
 // would choose on the same free GPUs; for a pending job, what it waits for. The cluster
@@ -15,6 +15,7 @@
 #include "common/hostlist.hpp"
 #include "common/hostlist_expand.hpp"
 #include "common/site_config.hpp"
+#include "placement/admin_comment.hpp"
 #include "placement/baselines.hpp"
 #include "placement/fragmentation.hpp"
 #include "placement/selector.hpp"
@@ -34,11 +35,10 @@ struct ExplainOptions {
 };
 
 // The pattern a job ran with: the placement record in its AdminComment
-// ("... pattern=ring ..."), else --pattern, else the site's rule for its node count.
+// ("... pattern=ring"), else --pattern, else the site's rule for its node count.
 std::pair<CommPattern, std::string> job_pattern(const SlurmJob& job, const ExplainOptions& opt,
                                                 const SiteConfig& site) {
-  if (const auto at = job.admin_comment.find("pattern="); at != std::string::npos) {
-    const auto value = job.admin_comment.substr(at + 8, job.admin_comment.find(' ', at) - at - 8);
+  if (const auto value = record_value(job.placement_record, "pattern"); !value.empty()) {
     try {
       return {parse_comm_pattern(value), "placement record"};
     } catch (const PatternError&) {
@@ -78,6 +78,25 @@ json describe(const LocalityIndex& index, const PlacementContext& ctx, const All
   return j;
 }
 
+// A job that has ended: its GPUs are free again and the cluster has moved on, so only its
+// placement record tells what the controller saw when it started.
+bool has_ended(const SlurmJob& job) {
+  static const std::vector<std::string> live{"PENDING",    "RUNNING",      "SUSPENDED",   "CONFIGURING",
+                                             "COMPLETING", "REQUEUED",     "RESIZING",    "SIGNALING",
+                                             "STAGE_OUT",  "REQUEUE_HOLD", "REQUEUE_FED", "SPECIAL_EXIT"};
+  return std::find(live.begin(), live.end(), job.state) == live.end();
+}
+
+// The record's words as JSON: {"placement": "fabricfit", "leaf_groups": "2", ...}.
+json record_json(const std::string& record) {
+  json j = json::object();
+  for (const char* key : {"placement", "reason", "leaf_groups", "groups", "cross_spine_gb", "pods",
+                          "cross_core_gb", "uplink_ms", "unusable_gpus", "pattern"}) {
+    if (const auto v = record_value(record, key); !v.empty()) j[key] = v;
+  }
+  return j;
+}
+
 std::string render_placement(const json& p) {
   std::string out = fmt::format("  nodes        {} ({} GPUs)\n  leaf groups  {} ({})\n",
                                 p["nodes"].get<std::string>(), p["gpus"].get<int>(), p["leaf_groups"].size(),
@@ -96,8 +115,9 @@ std::string render_placement(const json& p) {
   } else {
     out += "  uplinks      none used: no traffic leaves a leaf group\n";
   }
-  out += fmt::format("  unusable     {:+.1f} GPUs the workload mix can no longer use\n",
-                     p["gpus_made_unusable"].get<double>());
+  if (p["gpus_made_unusable"].is_number())
+    out += fmt::format("  unusable     {:+.1f} GPUs the workload mix can no longer use\n",
+                       p["gpus_made_unusable"].get<double>());
   return out;
 }
 
@@ -134,8 +154,10 @@ int run_explain(const ExplainOptions& opt) {
               {"reason", job.reason},
               {"pattern", pattern.to_string()},
               {"pattern_from", pattern_from},
-              {"placement_record", job.admin_comment}};
+              {"placement_record", job.placement_record}};
+  if (!job.placement_record.empty()) out["record"] = record_json(job.placement_record);
   const bool placed = !job.nodes.empty() && job.state != "PENDING";
+  const bool ended = placed && has_ended(job);
   JobRequest request;
   request.pattern = pattern;
   request.exclusive = job.exclusive;
@@ -152,7 +174,7 @@ int run_explain(const ExplainOptions& opt) {
       int g = i < job.gpus_on_node.size() ? job.gpus_on_node[i] : job.gpus_per_node;
       if (g == 0 && job.total_gpus > 0) g = job.total_gpus / static_cast<int>(names.size());
       a.gpus.push_back(g);
-      gpus.free[*h] = std::min(gpus.total[*h], gpus.free[*h] + g);  // the state before the job
+      if (!ended) gpus.free[*h] = std::min(gpus.total[*h], gpus.free[*h] + g);  // the state before the job
     }
     request.min_nodes = static_cast<int>(a.hosts.size());
     if (request.gpus_per_node == 0 && request.total_gpus == 0)
@@ -160,10 +182,18 @@ int run_explain(const ExplainOptions& opt) {
     const PlacementContext ctx{index, gpus, frag};
     out["placement"] = describe(index, ctx, a, pattern, frag);
     out["free_state"] = "now, with this job's GPUs counted free";
+    if (ended) {
+      // The GPUs it made unusable are the controller's number, at its start, if recorded.
+      const auto u = record_value(job.placement_record, "unusable_gpus");
+      out["placement"]["gpus_made_unusable"] = u.empty() ? json(nullptr) : json(std::stod(u));
+      out["free_state"] = "ended: the free GPUs of its start are gone; the placement record has them";
+    }
   }
   const PlacementContext ctx{index, gpus, frag};
   bool fits = false;
-  if (request.gpus_per_node > 0 || request.total_gpus > 0) {
+  if (ended) {
+    out["note"] = "the job has ended: no alternatives on today's free GPUs";
+  } else if (request.gpus_per_node > 0 || request.total_gpus > 0) {
     FabricfitSelector selector;
     if (const auto d = selector.decide(ctx, request, 1)) {
       fits = true;
@@ -176,7 +206,7 @@ int run_explain(const ExplainOptions& opt) {
   } else {
     out["note"] = "the job asks for no GPUs: fabricfit leaves it to Slurm (reason no-gpus)";
   }
-  if (!placed) out["waits_for"] = waits_for(job, fits);
+  if (!placed && job.state == "PENDING") out["waits_for"] = waits_for(job, fits);
 
   if (opt.json_out) {
     fmt::print("{}\n", out.dump(2));
@@ -185,13 +215,16 @@ int run_explain(const ExplainOptions& opt) {
   fmt::print("job {}: {}{}, pattern {} ({})\n", job.id, job.state,
              job.reason.empty() || job.reason == "None" ? "" : fmt::format(" ({})", job.reason),
              pattern.to_string(), pattern_from);
-  if (!job.admin_comment.empty()) fmt::print("placement record: {}\n", job.admin_comment);
+  if (!job.placement_record.empty())
+    fmt::print("placement record: {}\n", job.placement_record);
+  else if (ended)
+    fmt::print("placement record: none (not placed since fabricfit records placements)\n");
   if (out.contains("placement")) fmt::print("placed on\n{}", render_placement(out["placement"]));
   if (out.contains("waits_for")) fmt::print("waits for: {}\n", out["waits_for"].get<std::string>());
   const char* when = placed ? "on the same free GPUs" : "on the GPUs free now";
   if (out.contains("fabricfit_choice"))
     fmt::print("fabricfit's choice {}\n{}", when, render_placement(out["fabricfit_choice"]));
-  else if (!out.contains("note"))
+  else if (!out.contains("note") && !ended)
     fmt::print("fabricfit's choice {}: none fits (no-fit)\n", when);
   if (out.contains("runner_up"))
     fmt::print("best alternative it saw\n{}", render_placement(out["runner_up"]));
@@ -207,7 +240,7 @@ Action add_explain_command(CLI::App& app) {
   auto opt = std::make_shared<ExplainOptions>();
   auto* cmd =
       app.add_subcommand("explain", "Explain a job's placement: where, what it costs, the alternatives");
-  cmd->add_option("jobid", opt->job_id, "A running or pending job")->required();
+  cmd->add_option("jobid", opt->job_id, "A running, pending or finished job")->required();
   cmd->add_option("--snapshot", opt->snapshot, "Fabric snapshot (default: SnapshotFile of --conf)");
   cmd->add_option("--conf", opt->conf, "fabricfit.conf")->capture_default_str();
   cmd->add_option("--pattern", opt->pattern, "The job's pattern when no placement record says it");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "cli/frag_history.hpp"
 #include "common/hostlist_expand.hpp"
 #include "common/xml_escape.hpp"
 #include "placement/fragmentation.hpp"
@@ -120,7 +121,9 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
       ".host.free{{fill:#3a3}} .host.busy{{fill:#777}} .host.stranded{{fill:#e90}} "
       ".host.absent{{fill:#fff;stroke:#bbb}}\n"
       "table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px}}\n"
-      ".key span{{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}}\n</style></head><body>\n"
+      ".key span{{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}}\n"
+      ".axis{{stroke:#888}} .frag-line{{fill:none;stroke:#36c;stroke-width:2}} "
+      ".frag-point{{fill:#36c}}\n</style></head><body>\n"
       "<h1>fabricfit: {0}</h1>\n<p id=\"summary\">{1} hosts, {2} leaf groups, {3} rails, {4} tiers; {5} "
       "degraded "
       "link(s)</p>\n<p class=\"key\"><span style=\"background:#3a3\"></span>free<span "
@@ -129,10 +132,12 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
       "#bbb\"></span>not a GPU node</p>\n"
       "{6}<p id=\"frag\">{7} of {8} GPUs free; {9:.1f} of them unusable by the workload mix: fragmentation "
       "{10:.3f}</p>\n"
+      "<h2>Fragmentation over time (from the job records)</h2>\n{13}"
       "<h2>Degraded links</h2>\n<ul id=\"degraded\">{11}</ul>\n{12}</body></html>\n",
       xml_escape(fabric.origin), fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
       fabric.degraded_links.size(), fabric_svg(fabric, index, gpus), r.free_gpus, r.total_gpus, r.unusable,
-      r.frag, degraded.empty() ? "<li>none</li>\n" : degraded, jobs_table(index, jobs));
+      r.frag, degraded.empty() ? "<li>none</li>\n" : degraded, jobs_table(index, jobs),
+      frag_history_svg(frag_history(index, gpus.total, jobs)));
 }
 
 }  // namespace fabricfit::cli

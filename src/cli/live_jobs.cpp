@@ -4,15 +4,16 @@
 #include <fmt/format.h>
 
 #include "common/hostlist_expand.hpp"
+#include "placement/admin_comment.hpp"
 #include "placement/placement_score.hpp"
 
 namespace fabricfit::cli {
 namespace {
 
 CommPattern pattern_of(const SlurmJob& job) {
-  if (const auto at = job.admin_comment.find("pattern="); at != std::string::npos) {
+  if (const auto p = record_value(job.placement_record, "pattern"); !p.empty()) {
     try {
-      return parse_comm_pattern(job.admin_comment.substr(at + 8, job.admin_comment.find(' ', at) - at - 8));
+      return parse_comm_pattern(p);
     } catch (const PatternError&) {
     }
   }

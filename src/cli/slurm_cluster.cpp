@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "placement/admin_comment.hpp"
+
 namespace fabricfit::cli {
 namespace {
 
@@ -164,6 +166,7 @@ std::vector<SlurmJob> parse_slurm_jobs(std::string_view text, const std::string&
     job.required_nodes = str(o, "required_nodes");
     job.scheduled_nodes = str(o, "scheduled_nodes");
     job.admin_comment = str(o, "admin_comment");
+    job.placement_record = placement_record_of(job.admin_comment);
     job.node_count = static_cast<int>(num(o, "node_count"));
     job.gpus_per_node = static_cast<int>(per_gres_gpus(str(o, "tres_per_node")));
     job.total_gpus = static_cast<int>(per_gres_gpus(str(o, "tres_per_job")));
@@ -176,7 +179,42 @@ std::vector<SlurmJob> parse_slurm_jobs(std::string_view text, const std::string&
     job.exclusive =
         shared.find("none") != std::string::npos || str(o, "exclusive").find("true") != std::string::npos;
     job.start_time = num(o, "start_time");
+    job.end_time = num(o, "end_time");
     job.submit_time = num(o, "submit_time");
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+std::vector<SlurmJob> parse_sacct_jobs(std::string_view text, const std::string& origin) {
+  const json j = parse(text, origin);
+  if (!j.contains("jobs") || !j["jobs"].is_array())
+    throw SlurmError(fmt::format("{}: no \"jobs\" list", origin));
+  std::vector<SlurmJob> jobs;
+  const json none = json::object();
+  for (const auto& o : j["jobs"]) {
+    SlurmJob job;
+    const json& state = o.contains("state") && o["state"].is_object() ? o["state"] : none;
+    const json& time = o.contains("time") && o["time"].is_object() ? o["time"] : none;
+    const json& comment = o.contains("comment") && o["comment"].is_object() ? o["comment"] : none;
+    job.id = static_cast<std::uint64_t>(num(o, "job_id"));
+    const std::string current = str(state, "current");
+    job.state = current.substr(0, current.find('+'));
+    job.reason = str(state, "reason");
+    job.nodes = str(o, "nodes");
+    if (job.nodes == "None assigned") job.nodes.clear();
+    job.admin_comment = str(comment, "administrator");
+    job.placement_record = placement_record_of(job.admin_comment);
+    job.node_count = static_cast<int>(num(o, "allocation_nodes"));
+    job.start_time = num(time, "start");
+    job.end_time = num(time, "end");
+    job.submit_time = num(time, "submission");
+    if (const auto t = o.find("tres"); t != o.end() && t->is_object() && t->contains("allocated")) {
+      for (const auto& r : (*t)["allocated"]) {
+        if (str(r, "type") == "gres" && str(r, "name") == "gpu")
+          job.total_gpus += static_cast<int>(num(r, "count"));
+      }
+    }
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -184,7 +222,11 @@ std::vector<SlurmJob> parse_slurm_jobs(std::string_view text, const std::string&
 
 std::string scontrol_json(const std::vector<std::string>& args) {
   const char* bin = std::getenv("SCONTROL");
-  std::string cmd = bin != nullptr && bin[0] != '\0' ? bin : "scontrol";
+  return run_json(bin != nullptr && bin[0] != '\0' ? bin : "scontrol", args);
+}
+
+std::string run_json(const std::string& program, const std::vector<std::string>& args) {
+  std::string cmd = program;
   for (const auto& a : args) {
     cmd += " '";
     for (char c : a) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -200,7 +242,7 @@ std::string scontrol_json(const std::vector<std::string>& args) {
   const int status = ::pclose(pipe);
   if (status != 0) {
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    throw SlurmError(fmt::format("scontrol {} failed: {}", fmt::join(args, " "), out));
+    throw SlurmError(fmt::format("{} {} failed: {}", program, fmt::join(args, " "), out));
   }
   return out;
 }
@@ -213,7 +255,18 @@ std::vector<SlurmNode> read_nodes(const std::string& file) {
 std::vector<SlurmJob> read_jobs(const std::string& file, const std::string& job_id) {
   if (!file.empty()) return parse_slurm_jobs(read_text(file), file);
   if (job_id.empty()) return parse_slurm_jobs(scontrol_json({"show", "jobs"}), "scontrol show jobs --json");
-  return parse_slurm_jobs(scontrol_json({"show", "job", job_id}), "scontrol show job --json");
+  try {
+    return parse_slurm_jobs(scontrol_json({"show", "job", job_id}), "scontrol show job --json");
+  } catch (const SlurmError& live) {
+    // Purged from slurmctld's memory (MinJobAge after its end): accounting may have it.
+    const char* bin = std::getenv("SACCT");
+    try {
+      return parse_sacct_jobs(run_json(bin != nullptr && bin[0] != '\0' ? bin : "sacct", {"-j", job_id}),
+                              "sacct --json");
+    } catch (const SlurmError& history) {
+      throw SlurmError(fmt::format("{}; {}", live.what(), history.what()));
+    }
+  }
 }
 
 GpuState gpu_state_of(const LocalityIndex& index, const std::vector<SlurmNode>& nodes,

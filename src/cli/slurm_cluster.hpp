@@ -31,12 +31,14 @@ struct SlurmJob {
   std::string required_nodes;
   std::string scheduled_nodes;  // backfill's expected nodes for a pending job
   std::string admin_comment;
+  std::string placement_record;  // fabricfit's segment of admin_comment ("" if none)
   int node_count = 0;
   int gpus_per_node = 0;          // from tres_per_node "gres/gpu:8"
   int total_gpus = 0;             // from tres_per_job, or allocated TRES
   std::vector<int> gpus_on_node;  // running: per allocated node, from gres_detail
   bool exclusive = false;
   std::int64_t start_time = 0;  // unix seconds
+  std::int64_t end_time = 0;    // unix seconds; 0 while it runs (or has not started)
   std::int64_t submit_time = 0;
 };
 
@@ -52,11 +54,19 @@ class SlurmError : public std::runtime_error {
 // GPUs in a gres string: "gpu:8", "gpu:h100:4(S:0),shard:2", "gpu:0(IDX:N/A)".
 [[nodiscard]] int gres_gpus(std::string_view gres);
 
+// Finished jobs as `sacct -j ID --json` reports them (slurmdbd's records: AdminComment under
+// comment.administrator, GPUs under tres.allocated).
+[[nodiscard]] std::vector<SlurmJob> parse_sacct_jobs(std::string_view json, const std::string& origin);
+
 // Runs `scontrol ARGS --json` (SCONTROL names another binary) and returns its output;
 // throws SlurmError with scontrol's message when it fails.
 [[nodiscard]] std::string scontrol_json(const std::vector<std::string>& args);
+// Runs `PROGRAM ARGS --json` the same way.
+[[nodiscard]] std::string run_json(const std::string& program, const std::vector<std::string>& args);
 
-// The source of --nodes-json / --jobs-json: a file, or "" for scontrol.
+// The source of --nodes-json / --jobs-json: a file, or "" for scontrol. A job slurmctld
+// no longer knows (purged MinJobAge after its end) is looked up with sacct (SACCT names
+// another binary), where slurmdbd keeps job history.
 [[nodiscard]] std::vector<SlurmNode> read_nodes(const std::string& file);
 [[nodiscard]] std::vector<SlurmJob> read_jobs(const std::string& file, const std::string& job_id = "");
 

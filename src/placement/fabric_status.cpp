@@ -28,9 +28,7 @@ std::string one_word(std::string_view s) {
 std::string placement_record(const LocalityIndex& index, const FragModel* frag, const GpuState* free,
                              std::span<const int> hosts, std::span<const int> gpus,
                              const CommPattern& pattern, std::string_view fallback_reason) {
-  if (!fallback_reason.empty())
-    return fmt::format("fabricfit placement=slurm pattern={} reason={}", pattern.to_string(),
-                       one_word(fallback_reason));
+  if (!fallback_reason.empty()) return fallback_record(pattern.to_string(), fallback_reason);
   std::vector<std::string> groups;
   for (int h : hosts) {
     const int g = index.leaf_group_of(h);
@@ -38,9 +36,9 @@ std::string placement_record(const LocalityIndex& index, const FragModel* frag, 
     if (std::ranges::find(groups, name) == groups.end()) groups.push_back(name);
   }
   const PlacementScore s = score_hosts(index, hosts, gpus, pattern);
-  std::string record = fmt::format(
-      "fabricfit placement=fabricfit pattern={} leaf_groups={} groups={} cross_spine_gb={:.3g}",
-      pattern.to_string(), groups.size(), one_word(fmt::format("{}", fmt::join(groups, ","))), s.spine_bytes);
+  std::string record =
+      fmt::format("fabricfit placement=fabricfit leaf_groups={} groups={} cross_spine_gb={:.3g}",
+                  groups.size(), one_word(fmt::format("{}", fmt::join(groups, ","))), s.spine_bytes);
   if (s.pods > 0) record += fmt::format(" pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
   record += fmt::format(" uplink_ms={:.3g}", 1000 * s.max_uplink_load);
   if (frag != nullptr && free != nullptr) {
@@ -51,7 +49,13 @@ std::string placement_record(const LocalityIndex& index, const FragModel* frag, 
                          measure_fragmentation(index, *free, *frag).unusable;
     record += fmt::format(" unusable_gpus={:+.1f}", delta);
   }
-  return record;
+  return record + " pattern=" + pattern.to_string();
+}
+
+std::string fallback_record(std::string_view pattern, std::string_view reason) {
+  if (pattern.empty() || pattern == "-")
+    return fmt::format("fabricfit placement=slurm reason={}", one_word(reason));
+  return fmt::format("fabricfit placement=slurm reason={} pattern={}", one_word(reason), one_word(pattern));
 }
 
 std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const GpuState& gpus,

@@ -18,15 +18,21 @@
 
 namespace fabricfit {
 
-// "fabricfit placement=fabricfit pattern=ring leaf_groups=2 groups=ib-leaf-001,ib-leaf-002
-// cross_spine_gb=0.5 uplink_ms=1.25 unusable_gpus=+0.0" for hosts in rank order with
-// `gpus` GPUs each (unusable_gpus: the change the job makes, from `free` before it); with a
-// non-empty `fallback_reason`: "fabricfit placement=slurm pattern=ring reason=no-gpus".
+// "fabricfit placement=fabricfit leaf_groups=2 groups=ib-leaf-001,ib-leaf-002
+// cross_spine_gb=0.5 uplink_ms=1.25 unusable_gpus=+0.0 pattern=ring" for hosts in rank
+// order with `gpus` GPUs each: GB crossing the spines per GB of message, milliseconds per GB
+// of message on the busiest uplinks, and the GPUs the workload mix can no longer use that
+// the job makes (from `free` before it). With a non-empty `fallback_reason`:
+// "fabricfit placement=slurm reason=no-fit pattern=ring".
 // Spaces in a reason become '_' so the record stays one word per key.
 [[nodiscard]] std::string placement_record(const LocalityIndex& index, const FragModel* frag,
                                            const GpuState* free, std::span<const int> hosts,
                                            std::span<const int> gpus, const CommPattern& pattern,
                                            std::string_view fallback_reason);
+
+// The record of a job fabricfit left to Slurm: "fabricfit placement=slurm reason=R pattern=P",
+// without pattern= when `pattern` is "" or "-" (not known: no snapshot, no GPUs).
+[[nodiscard]] std::string fallback_record(std::string_view pattern, std::string_view reason);
 
 // The fabric in Slurm's Key=Value style, one line per item: a summary (origin, snapshot
 // age), every leaf group (hosts as a Slurm hostlist, free GPUs, uplinks, capacity,

@@ -30,6 +30,7 @@
 #include "src/plugins/topology/common/common_topo.h"
 
 #include "fabricfit_api.h"
+#include "placement_record.h"
 #include "topology_eval_state.h"
 #include "topology_glue.h"
 #include "topology_glue_internal.h"
@@ -76,13 +77,24 @@ static void _job_facts(const topology_eval_t *topo_eval, ff_job_facts_t *facts)
 	facts->contiguous = details->contiguous != 0;
 }
 
+/* The reason a job was left to Slurm, for the note and the placement record. */
+static void _fall_back(char *note, size_t note_len, char *reason, size_t reason_len, bool quote,
+		       const char *why)
+{
+	snprintf(reason, reason_len, "%s", why);
+	snprintf(note, note_len, "placement=slurm reason=%s%s%s", quote ? "\"" : "", why,
+		 quote ? "\"" : "");
+}
+
 /*
  * Runs the placement engine over the nodes Slurm offers. Returns true with the chosen
  * hosts in host_chosen[0..*nchosen) when fabricfit places the job; `note` says what
- * happened either way. node_map is left as it is.
+ * happened either way, `reason` why it fell back, `request` what it placed. node_map is
+ * left as it is.
  */
 static bool _fabricfit_choose(topology_eval_t *topo_eval, char *pattern, size_t pattern_len,
-			      unsigned *nchosen, char *note, size_t note_len)
+			      unsigned *nchosen, char *note, size_t note_len, ff_request_t *out,
+			      char *reason, size_t reason_len)
 {
 	ff_job_facts_t facts;
 	ff_request_t request = {0};
@@ -91,19 +103,19 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, char *pattern, size_t 
 	int hosts, rc;
 
 	if (!engine) {
-		snprintf(note, note_len, "placement=slurm reason=\"%s\"", engine_status);
+		_fall_back(note, note_len, reason, reason_len, true, engine_status);
 		return false;
 	}
 	_job_facts(topo_eval, &facts);
 	if ((rc = ff_job_request(&facts, &request, err, sizeof(err))) != FF_OK) {
-		snprintf(note, note_len, "placement=slurm reason=%s%s%s",
-			 rc == FF_EDECLINE ? "" : "\"", err, rc == FF_EDECLINE ? "" : "\"");
+		_fall_back(note, note_len, reason, reason_len, rc != FF_EDECLINE, err);
 		return false;
 	}
 	if (ff_effective_pattern(_job_pattern(topo_eval->job_ptr), request.max_nodes, &settings,
 				 pattern, pattern_len, err, sizeof(err)) != FF_OK)
 		snprintf(pattern, pattern_len, "ring");
 	request.pattern = pattern;
+	*out = request;
 	if (!ffg_map_current())
 		ffg_map_nodes();
 again:
@@ -115,8 +127,8 @@ again:
 		if (i >= mapped_node_count || !ffg_slot_current(i)) {
 			/* A node was created or deleted since the map was made. */
 			if (remapped) {
-				snprintf(note, note_len,
-					 "placement=slurm reason=\"node table changing\"");
+				_fall_back(note, note_len, reason, reason_len, true,
+					   "node table changing");
 				return false;
 			}
 			ffg_map_nodes();
@@ -124,9 +136,9 @@ again:
 			goto again;
 		}
 		if ((host = host_of_node[i]) < 0) {
-			snprintf(note, note_len,
-				 "placement=slurm reason=\"node %s is not in the fabric\"",
+			snprintf(err, sizeof(err), "node %s is not in the fabric",
 				 node_record_table_ptr[i]->name);
+			_fall_back(note, note_len, reason, reason_len, true, err);
 			return false;
 		}
 		if (host_total[host] <= 0)
@@ -140,10 +152,10 @@ again:
 	rc = ff_engine_place(engine, &request, host_allowed, host_free, host_total, host_chosen,
 			     nchosen, summary, sizeof(summary), err, sizeof(err));
 	if (rc == FF_ENOFIT) {
-		snprintf(note, note_len, "placement=slurm reason=no-fit");
+		_fall_back(note, note_len, reason, reason_len, false, "no-fit");
 		return false;
 	} else if (rc != FF_OK) {
-		snprintf(note, note_len, "placement=slurm reason=\"%s\"", err);
+		_fall_back(note, note_len, reason, reason_len, true, err);
 		return false;
 	}
 	snprintf(note, note_len, "placement=fabricfit %s", summary);
@@ -204,11 +216,7 @@ static bool _test_only(const topology_eval_t *topo_eval)
 	return sg->use_total_gres;
 }
 
-/*
- * One info line per job, at the evaluation that allocates it (not on tests or backfill's
- * trials); every decision at debug level with DebugFlags=Placement. The hostlist strings
- * are made only for those lines.
- */
+/* Refusals are logged once per job (or array task). */
 #define LOGGED_SLOTS 4096
 static struct {
 	uint32_t job_id, task_id; /* a pending array's tasks share the meta record's job_id */
@@ -227,26 +235,59 @@ static bool _first_log(job_record_t *job_ptr)
 	return true;
 }
 
+/* Every decision at debug level with DebugFlags=Placement (tests and trials too). */
 static void _log_decision(topology_eval_t *topo_eval, bitstr_t *candidates, const char *pattern,
 			  int rc, const char *note)
 {
-	job_record_t *job_ptr = topo_eval->job_ptr;
-	bool alloc = rc == SLURM_SUCCESS && job_ptr->best_switch && !_test_only(topo_eval) &&
-		     _first_log(job_ptr);
 	char *cand, *chosen;
 
-	if (!alloc && !(settings.debug_placement && get_log_level() >= LOG_LEVEL_DEBUG))
+	if (!(settings.debug_placement && get_log_level() >= LOG_LEVEL_DEBUG))
 		return;
 	cand = bitmap2node_name(candidates);
 	chosen = rc == SLURM_SUCCESS ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");
-	if (alloc) {
-		info("fabricfit: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d %s",
-		     job_ptr, pattern, cand, chosen, rc, note);
-	} else {
-		debug("fabricfit: Placement: eval_nodes %pJ pattern=%s candidates=%s chosen=%s "
-		      "rc=%d %s",
-		      job_ptr, pattern, cand, chosen, rc, note);
+	debug("fabricfit: Placement: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d %s",
+	      topo_eval->job_ptr, pattern, cand, chosen, rc, note);
+	xfree(cand);
+	xfree(chosen);
+}
+
+/*
+ * The placement record of an evaluation that may allocate the job (not a submit test or
+ * a backfill trial), in admin units: placement_record.c writes it, with the controller's
+ * info line, once slurmctld has settled whether this evaluation made the allocation.
+ */
+static void _note_allocation(topology_eval_t *topo_eval, bitstr_t *candidates,
+			     const ff_request_t *request, bool placed, const char *pattern,
+			     const char *reason, const char *extra)
+{
+	char record[4096] = "", err[512] = "";
+	char *cand, *chosen;
+	unsigned n = 0;
+
+	if (!topo_eval->job_ptr->best_switch || _test_only(topo_eval))
+		return;
+	if (placed) {
+		int hosts = ff_engine_host_count(engine);
+		for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
+			int host =
+			    (i < mapped_node_count && ffg_slot_current(i)) ? host_of_node[i] : -1;
+			if (host >= 0 && host < hosts)
+				host_chosen[n++] = host;
+		}
+		if (ff_engine_job_record(engine, request, host_chosen, n, host_free, host_total,
+					 record, sizeof(record), err, sizeof(err)) != FF_OK) {
+			placed = false;
+			reason = err;
+		}
 	}
+	if (!placed && ff_engine_record(engine, NULL, NULL, 0, NULL, NULL, pattern, reason, record,
+					sizeof(record), err, sizeof(err)) != FF_OK) {
+		error("fabricfit: no placement record for %pJ: %s", topo_eval->job_ptr, err);
+		return;
+	}
+	cand = bitmap2node_name(candidates);
+	chosen = bitmap2node_name(topo_eval->node_map);
+	ffg_record_note(topo_eval->job_ptr, chosen, cand, record, extra);
 	xfree(cand);
 	xfree(chosen);
 }
@@ -277,6 +318,8 @@ static void _log_refusal(topology_eval_t *topo_eval)
 extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 {
 	char pattern[FF_PATTERN_MAX] = "-", note[FF_PATH_MAX + 2048] = "";
+	char reason[FF_PATH_MAX + 1024] = "", switches[128] = "";
+	ff_request_t request = {0};
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
 	unsigned nchosen = 0;
@@ -289,7 +332,8 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 		FREE_NULL_BITMAP(candidates);
 		return SLURM_ERROR;
 	}
-	if (_fabricfit_choose(topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note))) {
+	if (_fabricfit_choose(topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note),
+			      &request, reason, sizeof(reason))) {
 		/* All the evaluator may consume, so that Slurm's own pass can start afresh. */
 		saved = ffg_eval_state_save(topo_eval);
 		bit_clear_all(topo_eval->node_map);
@@ -301,12 +345,15 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	if (rc != SLURM_SUCCESS && saved) {
 		ffg_eval_state_restore(saved, topo_eval);
 		rc = common_topo_choose_nodes(topo_eval);
-		snprintf(
-		    note, sizeof(note),
-		    "placement=slurm reason=\"Slurm's evaluator refused the fabricfit choice\"");
+		_fall_back(note, sizeof(note), reason, sizeof(reason), true,
+			   "Slurm's evaluator refused the fabricfit choice");
 	}
-	if (rc == SLURM_SUCCESS)
-		_apply_switches(topo_eval, note, sizeof(note));
+	if (rc == SLURM_SUCCESS) {
+		_apply_switches(topo_eval, switches, sizeof(switches));
+		strncat(note, switches, sizeof(note) - strlen(note) - 1);
+		_note_allocation(topo_eval, candidates, &request, !reason[0], pattern, reason,
+				 switches);
+	}
 	_log_decision(topo_eval, candidates, pattern, rc, note);
 	FREE_NULL_BITMAP(candidates);
 	ffg_eval_state_free(saved);

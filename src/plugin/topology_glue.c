@@ -10,6 +10,7 @@
 
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@
 #include "src/plugins/topology/common/common_topo.h"
 
 #include "fabricfit_api.h"
+#include "placement_record.h"
 #include "topology_glue.h"
 #include "snapshot_watch.h"
 #include "topology_glue_internal.h"
@@ -79,6 +81,8 @@ extern int ffg_init(void)
 {
 	_load_settings();
 	if (running_in_slurmctld())
+		ffg_record_start();
+	if (running_in_slurmctld())
 		info("fabricfit: %s loaded (%s for Slurm %s, config %s: %s)", plugin_type,
 		     ff_version(), SLURM_VERSION_STRING, conf_path, conf_status);
 	return SLURM_SUCCESS;
@@ -86,6 +90,8 @@ extern int ffg_init(void)
 
 extern void ffg_fini(void)
 {
+	if (running_in_slurmctld())
+		ffg_record_stop();
 	ffg_free_engine();
 	xfree(conf_path);
 }
@@ -141,11 +147,59 @@ extern bool ffg_generate_node_ranking(void)
 	return true;
 }
 
-/* What `scontrol show topology` prints: the plugin's settings and snapshot state. */
-extern char *ffg_describe(void)
+/*
+ * The fabric as the controller sees it now (ff_engine_topology): free and total GPUs per
+ * fabric host read from Slurm's node table into arrays of this call's own, since several
+ * scontrol requests may run at once. Caller holds engine_lock for reading.
+ */
+static char *_describe_fabric(void)
+{
+	int hosts = ff_engine_host_count(engine);
+	int *free_gpus = xcalloc(MAX(hosts, 1), sizeof(int));
+	int *total_gpus = xcalloc(MAX(hosts, 1), sizeof(int));
+	char err[512] = "", *text = NULL;
+	node_record_t *node_ptr;
+	int rc = FF_EINTERNAL;
+
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		int host = ff_engine_host(engine, node_ptr->name);
+		if (host < 0 || host >= hosts)
+			continue;
+		total_gpus[host] = MAX(ffg_node_gpus(node_ptr), 0);
+		/* A node that cannot take jobs has no GPU free. */
+		if (IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr) ||
+		    IS_NODE_NO_RESPOND(node_ptr) || IS_NODE_FUTURE(node_ptr))
+			continue;
+		free_gpus[host] = MAX(total_gpus[host] - ffg_node_gpus_used(node_ptr), 0);
+	}
+	/* The text grows with the leaf groups: a bigger buffer until it fits. */
+	for (size_t len = 65536; rc != FF_OK && len <= (64u << 20); len *= 4) {
+		xfree(text);
+		text = xmalloc(len);
+		rc = ff_engine_topology(engine, free_gpus, total_gpus, NULL, text, len, err,
+					sizeof(err));
+	}
+	if (rc != FF_OK) {
+		xfree(text);
+		xstrfmtcat(text, "Fabric=(error) Reason=\"%s\"\n", err);
+	}
+	xfree(free_gpus);
+	xfree(total_gpus);
+	return text;
+}
+
+/*
+ * What `scontrol show topology` prints: the plugin's settings and snapshot state, and in
+ * *fabric the fabric's leaf groups, pods and degraded links (NULL without a snapshot).
+ * Runs under a node read lock only: it reads the node table and the engine, and changes
+ * nothing of the plugin's.
+ */
+extern char *ffg_describe(char **fabric)
 {
 	char *out = NULL, status[sizeof(engine_status)];
 
+	*fabric = NULL;
+	pthread_rwlock_rdlock(&engine_lock);
 	/* What the snapshot watcher found since the last evaluation, if anything. */
 	if (!running_in_slurmctld() || !ffg_snapshot_peek_status(status, sizeof(status)))
 		snprintf(status, sizeof(status), "%s", engine_status);
@@ -161,6 +215,7 @@ extern char *ffg_describe(void)
 		if (mismatch)
 			xstrfmtcat(out, "%s\n", mismatch);
 		xfree(mismatch);
+		*fabric = _describe_fabric();
 	}
 	if (engine && host_total) {
 		int hosts = ff_engine_host_count(engine), known = 0, gpus = 0;
@@ -172,6 +227,7 @@ extern char *ffg_describe(void)
 		/* What placement and get_fragmentation count: hosts whose GPUs are known. */
 		xstrfmtcat(out, "HostsWithGpus=%d/%d Gpus=%d\n", known, hosts, gpus);
 	}
+	pthread_rwlock_unlock(&engine_lock);
 	return out;
 }
 

@@ -30,7 +30,8 @@ extern int ffg_add_rm_node(node_record_t *node_ptr);
 extern int ffg_eval_nodes(topology_eval_t *topo_eval);
 extern bool ffg_generate_node_ranking(void);
 /* topology_topoinfo.c: */
-extern char *ffg_describe(void);
+/* The plugin's state; *fabric the fabric text, or NULL (slurmctld with a snapshot only). */
+extern char *ffg_describe(char **fabric);
 extern int ffg_get(topology_data_t type, void *data);
 extern int ffg_topoinfo_free(void *topoinfo_ptr);
 extern int ffg_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version);

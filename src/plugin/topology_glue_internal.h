@@ -6,6 +6,7 @@
 #ifndef FABRICFIT_TOPOLOGY_GLUE_INTERNAL_H
 #define FABRICFIT_TOPOLOGY_GLUE_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "src/common/node_conf.h"
@@ -18,6 +19,11 @@ extern ff_settings_t settings; /* fabricfit.conf as read (topology_glue.c) */
 
 /* slurmctld only: the placement engine over the loaded snapshot (topology_node_map.c). */
 extern ff_engine_t *engine;
+/*
+ * Held for writing while `engine` is replaced or freed, for reading by scontrol show
+ * topology, which runs under a node read lock only (evaluations hold the node write lock).
+ */
+extern pthread_rwlock_t engine_lock;
 extern char engine_status[FF_PATH_MAX + 1024];
 extern int *host_of_node;     /* Slurm node index -> fabric host, -1 if unknown */
 extern int *node_of_host;     /* fabric host -> Slurm node index, -1 if none */
@@ -37,6 +43,8 @@ extern bool ffg_slot_current(int i);
 extern void ffg_map_nodes(void);
 /* A node's GPUs from a count valid now, -1 when unknown. */
 extern int ffg_node_gpus(node_record_t *node_ptr);
+/* A node's GPUs in use now (read-only: scontrol show topology). */
+extern int ffg_node_gpus_used(node_record_t *node_ptr);
 /* Reads again the GPU counts that were not known when mapped. */
 extern void ffg_refresh_totals(void);
 /* Takes over a snapshot the watcher loaded (cheap when none). */

@@ -8,6 +8,7 @@
 
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@
 
 /* slurmctld only: the placement engine over the loaded snapshot. */
 ff_engine_t *engine = NULL;
+pthread_rwlock_t engine_lock = PTHREAD_RWLOCK_INITIALIZER;
 char engine_status[FF_PATH_MAX + 1024] = "not loaded";
 int *host_of_node = NULL; /* Slurm node index -> fabric host, -1 if unknown */
 int *node_of_host = NULL; /* fabric host -> Slurm node index, -1 if none */
@@ -129,6 +131,23 @@ extern int ffg_node_gpus(node_record_t *node_ptr)
 	return ff_node_gpus(reported, conf);
 }
 
+/* A node's GPUs in use now (its GRES state), 0 when it has none. */
+extern int ffg_node_gpus_used(node_record_t *node_ptr)
+{
+	gres_state_t *gres_state;
+	list_itr_t *iter;
+	uint64_t used = 0;
+
+	if (!node_ptr->gres_list)
+		return 0;
+	iter = list_iterator_create(node_ptr->gres_list);
+	while ((gres_state = list_next(iter)))
+		if (gres_state->gres_data && !xstrcmp(gres_state->gres_name, "gpu"))
+			used += ((gres_node_state_t *)gres_state->gres_data)->gres_cnt_alloc;
+	list_iterator_destroy(iter);
+	return (int)MIN(used, (uint64_t)INT32_MAX);
+}
+
 /* Reads again the GPU counts that were not known (get_fragmentation sees every host). */
 extern void ffg_refresh_totals(void)
 {
@@ -202,9 +221,12 @@ static void _adopt(ff_engine_t *fresh, const char *status)
 {
 	if (!fresh)
 		return;
+	/* scontrol show topology may be reading the old one (under a node read lock only). */
+	pthread_rwlock_wrlock(&engine_lock);
 	ff_engine_free(engine);
 	engine = fresh;
 	ffg_map_nodes();
+	pthread_rwlock_unlock(&engine_lock);
 	snprintf(engine_status, sizeof(engine_status), "%s", status);
 }
 
@@ -257,8 +279,10 @@ extern void ffg_free_engine(void)
 {
 	if (running_in_slurmctld())
 		ffg_snapshot_watch_stop();
+	pthread_rwlock_wrlock(&engine_lock);
 	ff_engine_free(engine);
 	engine = NULL;
+	pthread_rwlock_unlock(&engine_lock);
 	xfree(mismatch_note);
 	_free_names();
 	xfree(host_of_node);

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * topology/fabricfit's `scontrol show topology` data, the same for every Slurm release:
- * the text ffg_describe() makes in slurmctld, packed, shipped to the client and printed.
+ * the texts ffg_describe() makes in slurmctld (the plugin's state, the fabric), packed,
+ * shipped to the client and printed there. A node list given to scontrol reaches only the
+ * client (topology_p_topology_print in 24.11, topology_p_topoinfo_print from 25.05), so
+ * the client keeps the fabric lines of those nodes' leaf groups (ff_topology_filter).
  */
 
 #include "config.h"
+
+#include <string.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -15,10 +20,12 @@
 #include "src/common/xstring.h"
 #include "src/interfaces/topology.h"
 
+#include "fabricfit_api.h"
 #include "topology_glue.h"
 
 typedef struct {
-	char *text;
+	char *text;   /* the plugin's state */
+	char *fabric; /* leaf groups, pods, degraded links; NULL without a snapshot */
 } fabricfit_topoinfo_t;
 
 extern int ffg_topoinfo_free(void *topoinfo_ptr)
@@ -27,6 +34,7 @@ extern int ffg_topoinfo_free(void *topoinfo_ptr)
 
 	if (topoinfo) {
 		xfree(topoinfo->text);
+		xfree(topoinfo->fabric);
 		xfree(topoinfo);
 	}
 	return SLURM_SUCCESS;
@@ -39,7 +47,7 @@ extern int ffg_get(topology_data_t type, void *data)
 		dynamic_plugin_data_t **topoinfo_pptr = data;
 		fabricfit_topoinfo_t *topoinfo = xmalloc(sizeof(*topoinfo));
 
-		topoinfo->text = ffg_describe();
+		topoinfo->text = ffg_describe(&topoinfo->fabric);
 		*topoinfo_pptr = xmalloc(sizeof(dynamic_plugin_data_t));
 		(*topoinfo_pptr)->data = topoinfo;
 		(*topoinfo_pptr)->plugin_id = plugin_id;
@@ -60,9 +68,8 @@ extern int ffg_get(topology_data_t type, void *data)
 extern int ffg_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
 {
 	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
-	char *text = topoinfo->text;
-
-	packstr(text, buffer);
+	packstr(topoinfo->text, buffer);
+	packstr(topoinfo->fabric, buffer);
 	return SLURM_SUCCESS;
 }
 
@@ -70,8 +77,22 @@ extern int ffg_topoinfo_print(void *topoinfo_ptr, char *nodes_list, char **out)
 {
 	fabricfit_topoinfo_t *topoinfo = topoinfo_ptr;
 
+	char err[256] = "", *fabric = NULL;
+	size_t len;
+
 	*out = xstrdup(topoinfo && topoinfo->text ? topoinfo->text
 						  : "fabricfit: no topology information\n");
+	if (!topoinfo || !topoinfo->fabric)
+		return SLURM_SUCCESS;
+	/* The lines of the node list's leaf groups: never longer than the whole text. */
+	len = strlen(topoinfo->fabric) + 1;
+	fabric = xmalloc(len);
+	if (ff_topology_filter(topoinfo->fabric, nodes_list, fabric, len, err, sizeof(err)) ==
+	    FF_OK)
+		xstrcat(*out, fabric);
+	else
+		xstrfmtcat(*out, "fabricfit: %s\n", err);
+	xfree(fabric);
 	return SLURM_SUCCESS;
 }
 
@@ -81,6 +102,7 @@ extern int ffg_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t pro
 
 	*topoinfo_pptr = topoinfo;
 	safe_unpackstr(&topoinfo->text, buffer);
+	safe_unpackstr(&topoinfo->fabric, buffer);
 	return SLURM_SUCCESS;
 
 unpack_error:

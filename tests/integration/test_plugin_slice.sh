@@ -29,7 +29,7 @@ if [ -n "$jid" ] && wait_job "$jid" 60 > /dev/null; then
   check "the job got 4 nodes" test "$(scontrol show job "$jid" -o | sed -n 's/.* NumNodes=\([0-9]*\) .*/\1/p')" = 4
   line=$(grep "fabricfit: eval_nodes JobId=$jid " "$ctld_log" | tail -1)
   check "slurmctld log names the job, its pattern and its nodes: ${line#*] }" \
-    bash -c '[[ "$1" == *"pattern=alltoall candidates=gpu["*"chosen=gpu"* ]]' _ "$line"
+    bash -c '[[ "$1" == *"candidates=gpu["*"chosen=gpu"*" pattern=alltoall"* ]]' _ "$line"
 else
   fail "job did not finish (id '${jid:-none}', state $(job_state "$jid"))"
 fi
@@ -50,7 +50,7 @@ check "multi-node step without --comm-pattern gets the default (ring)" \
 check "single-node step gets none" test "$(srun -N 1 printenv FABRICFIT_PATTERN)" = none
 one=$(srun -N 1 --gpus-per-node=1 bash -c 'echo $SLURM_JOB_ID')
 check "and slurmctld places a one-node GPU job as pattern=none" \
-  grep -q "fabricfit: eval_nodes JobId=$one pattern=none " "$ctld_log"
+  wait_for 10 grep -q "fabricfit: eval_nodes JobId=$one .* pattern=none$" "$ctld_log"
 check "tp/pp/dp is passed on in canonical form" \
   test "$(srun -N 2 --comm-pattern=dp=2,tp=8 printenv FABRICFIT_PATTERN | sort -u)" = "tp=8,pp=1,dp=2"
 

@@ -39,7 +39,9 @@ TEST(PlacementRecord, FabricfitPlacementNamesGroupsPatternAndCosts) {
                                *index.find_host("gpu005")};
   const std::vector<int> gpus{8, 8, 8};
   const auto rec = placement_record(index, nullptr, nullptr, hosts, gpus, parse_comm_pattern("ring"), "");
-  EXPECT_TRUE(rec.starts_with("fabricfit placement=fabricfit pattern=ring leaf_groups=2 groups=")) << rec;
+  EXPECT_TRUE(rec.starts_with("fabricfit placement=fabricfit leaf_groups=2 groups=") &&
+              rec.ends_with(" pattern=ring"))
+      << rec;
   EXPECT_NE(rec.find(index.leaf_group(0).name + "," + index.leaf_group(1).name), std::string::npos) << rec;
   EXPECT_NE(rec.find(" cross_spine_gb="), std::string::npos);
   EXPECT_EQ(rec.find("unusable_gpus"), std::string::npos);  // no free state given
@@ -56,10 +58,10 @@ TEST(PlacementRecord, FallbackSaysWhyInOneWord) {
   const Fabric f = fabric();
   const LocalityIndex index(f);
   EXPECT_EQ(placement_record(index, nullptr, nullptr, {}, {}, parse_comm_pattern("tp=2,dp=2"), "no-gpus"),
-            "fabricfit placement=slurm pattern=tp=2,pp=1,dp=2 reason=no-gpus");
+            "fabricfit placement=slurm reason=no-gpus pattern=tp=2,pp=1,dp=2");
   EXPECT_EQ(placement_record(index, nullptr, nullptr, {}, {}, parse_comm_pattern("ring"),
                              "node x is not in the fabric"),
-            "fabricfit placement=slurm pattern=ring reason=node_x_is_not_in_the_fabric");
+            "fabricfit placement=slurm reason=node_x_is_not_in_the_fabric pattern=ring");
 }
 
 TEST(TopologyText, LeafGroupsWithHostlistsFreeGpusAndUplinks) {
@@ -144,13 +146,12 @@ TEST(ReportApi, RecordAndTopologyThroughTheCEdge) {
                              sizeof out, err, sizeof err),
             FF_OK)
       << err;
-  EXPECT_TRUE(std::string(out).starts_with("fabricfit placement=fabricfit pattern=ring leaf_groups=1 "))
-      << out;
+  EXPECT_TRUE(std::string(out).starts_with("fabricfit placement=fabricfit leaf_groups=1 ")) << out;
   EXPECT_NE(std::string(out).find(" unusable_gpus="), std::string::npos) << out;
   ASSERT_EQ(ff_engine_record(engine, nullptr, nullptr, 0, nullptr, nullptr, "ring", "no-fit", out, sizeof out,
                              err, sizeof err),
             FF_OK);
-  EXPECT_STREQ(out, "fabricfit placement=slurm pattern=ring reason=no-fit");
+  EXPECT_STREQ(out, "fabricfit placement=slurm reason=no-fit pattern=ring");
   EXPECT_EQ(ff_engine_record(engine, nullptr, nullptr, 0, nullptr, nullptr, "ring", nullptr, out, sizeof out,
                              err, sizeof err),
             FF_EINVAL);
@@ -166,4 +167,62 @@ TEST(ReportApi, RecordAndTopologyThroughTheCEdge) {
       FF_OK);
   ff_engine_free(engine);
   std::filesystem::remove_all(dir);
+}
+
+TEST(ReportApi, AJobsRecordOrdersItsHostsAndSpreadsItsGpus) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ff-jobrec-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  save_snapshot(dir / "fabric.snapshot", fabric(), SnapshotInfo{});
+  char err[256] = "", out[4096], direct[4096];
+  ff_engine_t* engine = nullptr;
+  ASSERT_EQ(ff_engine_load((dir / "fabric.snapshot").c_str(), &engine, err, sizeof err), FF_OK) << err;
+  const int n = ff_engine_host_count(engine);
+  std::vector<int> free(n, 8), total(n, 8);
+  // Slurm's node order (gpu005 first) is not the rank order: the record is the same.
+  const int given[] = {ff_engine_host(engine, "gpu005"), ff_engine_host(engine, "gpu001")};
+  const int ranked[] = {ff_engine_host(engine, "gpu001"), ff_engine_host(engine, "gpu005")};
+  ff_request_t request{};
+  request.min_nodes = 2;
+  request.gpus_per_node = 8;
+  request.pattern = "ring";
+  ASSERT_EQ(ff_engine_job_record(engine, &request, given, 2, free.data(), total.data(), out, sizeof out, err,
+                                 sizeof err),
+            FF_OK)
+      << err;
+  const int eight[] = {8, 8};
+  ASSERT_EQ(ff_engine_record(engine, ranked, eight, 2, free.data(), total.data(), "ring", nullptr, direct,
+                             sizeof direct, err, sizeof err),
+            FF_OK);
+  EXPECT_STREQ(out, direct);
+  EXPECT_NE(std::string(out).find(" leaf_groups=2 "), std::string::npos) << out;
+  // --gpus=10 on two nodes with 8 and 4 free: 8 on the first in rank order, 2 on the next.
+  request.gpus_per_node = 0;
+  request.total_gpus = 10;
+  free[ranked[1]] = 4;
+  ASSERT_EQ(ff_engine_job_record(engine, &request, given, 2, free.data(), total.data(), out, sizeof out, err,
+                                 sizeof err),
+            FF_OK);
+  const int spread[] = {8, 2};
+  ASSERT_EQ(ff_engine_record(engine, ranked, spread, 2, free.data(), total.data(), "ring", nullptr, direct,
+                             sizeof direct, err, sizeof err),
+            FF_OK);
+  EXPECT_STREQ(out, direct);
+  ff_engine_free(engine);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReportApi, AFallbackRecordNeedsNoEngineAndLeavesAnUnknownPatternOut) {
+  char out[256], err[128];
+  ASSERT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, "-", "no snapshot at /x", out,
+                             sizeof out, err, sizeof err),
+            FF_OK)
+      << err;
+  EXPECT_STREQ(out, "fabricfit placement=slurm reason=no_snapshot_at_/x");
+  ASSERT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, "tree", "no-fit", out,
+                             sizeof out, err, sizeof err),
+            FF_OK);
+  EXPECT_STREQ(out, "fabricfit placement=slurm reason=no-fit pattern=tree");
+  EXPECT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, "ring", nullptr, out, sizeof out,
+                             err, sizeof err),
+            FF_EINTERNAL);
 }

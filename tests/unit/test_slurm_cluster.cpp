@@ -83,3 +83,29 @@ TEST(SlurmCluster, TextThatIsNotSlurmsJsonIsNamed) {
     EXPECT_NE(std::string(e.what()).find("nodes.json: no \"nodes\" list"), std::string::npos);
   }
 }
+
+// The shape of `sacct -j ID --json` (Slurm 24.11's data_parser v0.0.42 for slurmdbd's job records).
+TEST(SlurmCluster, FinishedJobsFromAccountingCarryTheirPlacementRecord) {
+  const auto jobs = parse_sacct_jobs(R"json({"jobs": [
+    {"job_id": 41, "nodes": "gpu[001-002]", "allocation_nodes": 2,
+     "comment": {"administrator": "ticket 7; fabricfit placement=fabricfit leaf_groups=1 groups=L1 cross_spine_gb=0 uplink_ms=0 unusable_gpus=+0.0 pattern=ring",
+                 "job": "", "system": ""},
+     "state": {"current": ["COMPLETED"], "reason": "None"},
+     "time": {"start": 100, "end": 160, "submission": 90},
+     "tres": {"requested": [], "allocated": [{"type": "cpu", "name": "", "count": 2},
+                                             {"type": "gres", "name": "gpu", "count": 16}]}},
+    {"job_id": 42, "nodes": "None assigned", "allocation_nodes": 0, "comment": {"administrator": ""},
+     "state": {"current": ["CANCELLED"], "reason": "None"}, "time": {"start": 0, "end": 95, "submission": 91}}
+  ]})json",
+                                     "t");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].id, 41u);
+  EXPECT_EQ(jobs[0].state, "COMPLETED");
+  EXPECT_EQ(jobs[0].nodes, "gpu[001-002]");
+  EXPECT_EQ(jobs[0].node_count, 2);
+  EXPECT_EQ(jobs[0].total_gpus, 16);
+  EXPECT_EQ(jobs[0].end_time, 160);
+  EXPECT_TRUE(jobs[0].placement_record.starts_with("fabricfit placement=fabricfit leaf_groups=1 "));
+  EXPECT_EQ(jobs[1].nodes, "");
+  EXPECT_EQ(jobs[1].placement_record, "");
+}

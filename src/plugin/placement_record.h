@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A placement record per job, in its AdminComment (kept by accounting, shown by scontrol,
+ * squeue and sacct), and the controller's one info line per job, both for the evaluation
+ * that really allocated the job. topology_p_eval_nodes cannot tell: Slurm tests, backfill
+ * trials and will-run passes call it like the allocation does, and an allocation can still
+ * fail after it (memory, limits). So each evaluation that may allocate notes its decision;
+ * a thread then takes slurmctld's job write lock, which the evaluating thread held until
+ * the allocation was settled, and writes only the decisions whose job now runs on exactly
+ * the nodes that evaluation chose.
+ */
+#ifndef FABRICFIT_PLACEMENT_RECORD_H
+#define FABRICFIT_PLACEMENT_RECORD_H
+
+#include "src/slurmctld/slurmctld.h"
+
+/*
+ * Called by eval_nodes (job write lock held): `record` is the placement record
+ * ("fabricfit placement=..."), `nodes` the job's nodes after this evaluation (a Slurm
+ * hostlist), `candidates` the nodes it was offered, `extra` words for the log line ("" for
+ * none). A later note for the same job replaces this one.
+ */
+#pragma GCC visibility push(hidden)
+extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char *candidates,
+			    const char *record, const char *extra);
+/* slurmctld: starts the thread that writes the records (once). */
+extern void ffg_record_start(void);
+extern void ffg_record_stop(void);
+#pragma GCC visibility pop
+
+#endif
