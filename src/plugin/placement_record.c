@@ -18,6 +18,12 @@
 #include "fabricfit_api.h"
 #include "placement_record.h"
 
+/*
+ * scontrol loads this plugin too (scontrol show topology), and a client has no slurmctld
+ * data symbols: a strong reference would make its dlopen fail. Functions bind lazily.
+ */
+#pragma weak last_job_update
+
 /* Decisions waiting to be matched with an allocation; at most this many. */
 #define MAX_NOTES 4096
 
@@ -113,7 +119,8 @@ static void _commit(note_t *n)
 		xfree(job_ptr->admin_comment);
 		job_ptr->admin_comment = merged;
 		/* Saved with the job state; accounting gets it with the job's end record. */
-		last_job_update = time(NULL);
+		if (&last_job_update)
+			last_job_update = time(NULL);
 	} else {
 		xfree(merged);
 	}

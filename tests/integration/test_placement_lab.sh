@@ -56,6 +56,8 @@ check "a job without GPUs is left to Slurm's selection" \
 
 # A corrupt snapshot: logged once, the loaded one stays, jobs go on.
 head -c 100 "$lab/fabric.snapshot" > "$lab/fabric.snapshot.tmp" && mv "$lab/fabric.snapshot.tmp" "$lab/fabric.snapshot"
+# The watcher looks once a second: the job must come after it has looked.
+wait_for 10 grep -q "fabricfit: $lab/fabric.snapshot: .*; keeping the snapshot already loaded" "$ctld_log"
 e=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
 state=$(wait_job "$e" 60)
 check "after a truncated snapshot a job still completes ($state)" test "$state" = COMPLETED
@@ -67,8 +69,10 @@ check "scontrol show topology says so" \
   bash -c 'scontrol show topology | grep -q "bad snapshot: .*(keeping the one already loaded)"'
 
 # A good snapshot again is picked up without a restart.
-FABRICFIT=$(command -v fabricfit)
+FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+loads_before=$(grep -c "fabricfit: snapshot $lab/fabric.snapshot loaded" "$ctld_log")
 "$FABRICFIT" discover --from "$lab/fabric.net" -q -o "$lab/fabric.snapshot"
+wait_for 10 bash -c "[ \$(grep -c 'fabricfit: snapshot $lab/fabric.snapshot loaded' '$ctld_log') -gt $loads_before ]"
 f=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
 wait_job "$f" 60 > /dev/null
 check "a new snapshot is loaded without restarting slurmctld" \

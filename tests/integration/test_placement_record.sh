@@ -25,22 +25,26 @@ if ! lab_up "$lab" --nodes 16 --leaves 2 --slurm-conf-extra "$tmp/extra.conf" \
 fi
 ctld_log=$lab/log/slurmctld.log
 conf=$lab/fabricfit.conf
-admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=//p'; }
+# scontrol ends the line with a space.
+admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
 has_record() { [[ "$(admin_comment "$1")" == *"fabricfit placement="* ]]; }
 
-# A: an admin's own AdminComment, then fabricfit's record after it.
-a=$(sbatch --parsable -N 2 --gpus-per-node=8 -t 5 --admin-comment="ops ticket 42" -o /dev/null --wrap 'sleep 1')
+# A: an admin's own AdminComment (only an admin can set it: scontrol, on the held job), then
+# fabricfit's record after it.
+a=$(sbatch --parsable -H -N 2 --gpus-per-node=8 -t 5 -o /dev/null --wrap 'sleep 1')
+scontrol update jobid="$a" AdminComment="ops ticket 42"
+scontrol release "$a"
 state=$(wait_job "$a" 60)
 wait_for 10 has_record "$a"
 rec_a=$(admin_comment "$a")
 check "a finished GPU job ($state) keeps the admin's text and carries the record: $rec_a" \
   bash -c '[[ "$1" == "ops ticket 42; fabricfit placement=fabricfit leaf_groups=1 groups="*" cross_spine_gb=0 uplink_ms=0 unusable_gpus="*" pattern=ring" ]]' _ "$rec_a"
-check "squeue -O AdminComment shows it too" \
-  bash -c '[[ "$(squeue -h -t all -j "$1" -O AdminComment:600)" == *"fabricfit placement=fabricfit "* ]]' _ "$a"
+check "scontrol's JSON (what REST clients read) shows it too" \
+  bash -c '[[ "$(scontrol show job "$1" --json | python3 -c "import json,sys; print(json.load(sys.stdin)[\"jobs\"][0][\"admin_comment\"])")" == *"fabricfit placement=fabricfit "* ]]' _ "$a"
 nodes_a=$(job_field "$a" NodeList)
 check "the controller logged exactly one decision for it, naming the nodes it got ($nodes_a)" \
   bash -c '[ "$(grep -c "fabricfit: eval_nodes JobId=$1 " "$2")" = 1 ] &&
-           grep -q "fabricfit: eval_nodes JobId=$1 candidates=[^ ]* chosen=$3 rc=0 placement=fabricfit " "$2"' \
+           grep "fabricfit: eval_nodes JobId=$1 candidates=" "$2" | grep -qF " chosen=$3 rc=0 placement=fabricfit "' \
   _ "$a" "$ctld_log" "$nodes_a"
 
 # B fills 12 of 16 nodes; C (8 nodes) must wait: the main scheduler and backfill evaluate it
@@ -50,6 +54,7 @@ wait_for 30 bash -c "[ \"\$(squeue -h -j $b -o %T)\" = RUNNING ]"
 wait_for 10 has_record "$b"
 c=$(sbatch --parsable -N 8 --gpus-per-node=8 -t 2 --comm-pattern=alltoall -o /dev/null --wrap 'sleep 1')
 sleep 3
+export -f job_state job_field admin_comment
 check "a waiting job has no record and no decision line yet (state $(job_state "$c"))" \
   bash -c '[ "$(job_state "$1")" = PENDING ] && [ -z "$(admin_comment "$1")" ] && ! grep -q "fabricfit: eval_nodes JobId=$1 " "$2"' \
   _ "$c" "$ctld_log"
