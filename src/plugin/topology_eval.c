@@ -33,6 +33,7 @@
 #include "topology_eval_state.h"
 #include "topology_glue.h"
 #include "topology_glue_internal.h"
+#include "topology_wait.h"
 
 #define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
 
@@ -82,7 +83,7 @@ static void _job_facts(const topology_eval_t *topo_eval, ff_job_facts_t *facts)
  * happened either way. node_map is left as it is.
  */
 static bool _fabricfit_choose(topology_eval_t *topo_eval, char *pattern, size_t pattern_len,
-			      unsigned *nchosen, char *note, size_t note_len)
+			      unsigned *nchosen, ff_request_t *placed, char *note, size_t note_len)
 {
 	ff_job_facts_t facts;
 	ff_request_t request = {0};
@@ -147,6 +148,7 @@ again:
 		return false;
 	}
 	snprintf(note, note_len, "placement=fabricfit %s", summary);
+	*placed = request;
 	return true;
 }
 
@@ -280,16 +282,20 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
 	unsigned nchosen = 0;
+	ff_request_t request;
+	bool test_only = _test_only(topo_eval);
 	int rc;
 
 	ffg_refresh_engine();
+	ffg_wait_begin(topo_eval, test_only);
 	candidates = bit_copy(topo_eval->node_map);
 	if (_evaluator_would_crash(topo_eval->job_ptr)) {
 		_log_refusal(topo_eval);
 		FREE_NULL_BITMAP(candidates);
 		return SLURM_ERROR;
 	}
-	if (_fabricfit_choose(topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note))) {
+	if (_fabricfit_choose(topo_eval, pattern, sizeof(pattern), &nchosen, &request, note,
+			      sizeof(note))) {
 		/* All the evaluator may consume, so that Slurm's own pass can start afresh. */
 		saved = ffg_eval_state_save(topo_eval);
 		bit_clear_all(topo_eval->node_map);
@@ -305,8 +311,10 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 		    note, sizeof(note),
 		    "placement=slurm reason=\"Slurm's evaluator refused the fabricfit choice\"");
 	}
-	if (rc == SLURM_SUCCESS)
+	if (rc == SLURM_SUCCESS) {
 		_apply_switches(topo_eval, note, sizeof(note));
+		ffg_wait_end(topo_eval, saved ? &request : NULL, test_only, note, sizeof(note));
+	}
 	_log_decision(topo_eval, candidates, pattern, rc, note);
 	FREE_NULL_BITMAP(candidates);
 	ffg_eval_state_free(saved);
