@@ -282,12 +282,13 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
 	unsigned nchosen = 0;
-	ff_request_t request;
+	ff_request_t request = {0};
 	bool test_only = _test_only(topo_eval);
 	int rc;
 
 	ffg_refresh_engine();
-	ffg_wait_begin(topo_eval, test_only);
+	if (!ffg_wait_begin(topo_eval, test_only))
+		return SLURM_ERROR; /* it needs a host reserved for a waiting job */
 	candidates = bit_copy(topo_eval->node_map);
 	if (_evaluator_would_crash(topo_eval->job_ptr)) {
 		_log_refusal(topo_eval);

@@ -120,14 +120,16 @@ static double _limit_s(const job_record_t *job)
 	return job->time_limit * 60.0;
 }
 
-extern void ffg_wait_begin(topology_eval_t *topo_eval, bool test_only)
+extern bool ffg_wait_begin(topology_eval_t *topo_eval, bool test_only)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
+	bitstr_t *req = job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
 	time_t now = time(NULL);
+	bool may_run = true;
 	int self;
 
 	if (!nwaits)
-		return;
+		return true;
 	_prune(now);
 	if ((self = _find(job_ptr->job_id)) >= 0 && !job_ptr->req_switch)
 		job_ptr->best_switch = true; /* this evaluation decides afresh */
@@ -147,7 +149,12 @@ extern void ffg_wait_begin(topology_eval_t *topo_eval, bool test_only)
 		if (limit > 0 && now + limit <= waits[k].until)
 			continue; /* ends before the waiting job may start: backfill */
 		bit_and_not(topo_eval->node_map, waits[k].nodes);
+		/* Slurm's evaluator walks -w nodes by themselves: refuse here instead. */
+		if (req && bit_size(req) == bit_size(waits[k].nodes) &&
+		    bit_overlap_any(req, waits[k].nodes))
+			may_run = false;
 	}
+	return may_run;
 }
 
 static bool _scratch(int hosts)

@@ -21,8 +21,9 @@
  * evaluation decides afresh, shows the waiting jobs' reasons, and takes from node_map
  * the hosts reserved for waiting jobs ahead of this one that it would not leave in time.
  * `test_only`: Slurm tests the job (submission, backfill's trials), not starts it.
+ * False when the job may not run on the nodes offered (it requires a reserved host).
  */
-extern void ffg_wait_begin(topology_eval_t *topo_eval, bool test_only);
+extern bool ffg_wait_begin(topology_eval_t *topo_eval, bool test_only);
 
 /*
  * After Slurm's evaluator accepted node_map: whether the job waits for one leaf group.
