@@ -36,6 +36,15 @@
 #include "topology_glue_internal.h"
 #include "topology_wait.h"
 
+/*
+ * Data only slurmctld has: weak, so that clients (scontrol, srun), which load this plugin
+ * too and never call these functions, resolve them to nothing instead of failing to load
+ * it (functions bind lazily; data is resolved at load time).
+ */
+#pragma weak job_list
+#pragma weak avail_node_bitmap
+#pragma weak last_job_update
+
 #define WAIT_DESC_PREFIX "Waiting for one leaf group"
 
 typedef struct {
