@@ -34,6 +34,7 @@
 #include "topology_eval_state.h"
 #include "topology_glue.h"
 #include "topology_glue_internal.h"
+#include "topology_wait.h"
 
 #define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
 
@@ -323,9 +324,12 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
 	unsigned nchosen = 0;
+	bool test_only = _test_only(topo_eval);
 	int rc;
 
 	ffg_refresh_engine();
+	if (!ffg_wait_begin(topo_eval, test_only))
+		return SLURM_ERROR; /* it needs a host reserved for a waiting job */
 	candidates = bit_copy(topo_eval->node_map);
 	if (_evaluator_would_crash(topo_eval->job_ptr)) {
 		_log_refusal(topo_eval);
@@ -351,6 +355,7 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	if (rc == SLURM_SUCCESS) {
 		_apply_switches(topo_eval, switches, sizeof(switches));
 		strncat(note, switches, sizeof(note) - strlen(note) - 1);
+		ffg_wait_end(topo_eval, saved ? &request : NULL, test_only, note, sizeof(note));
 		_note_allocation(topo_eval, candidates, &request, !reason[0], pattern, reason,
 				 switches);
 	}
