@@ -319,7 +319,7 @@ static void _log_refusal(topology_eval_t *topo_eval)
 extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 {
 	char pattern[FF_PATTERN_MAX] = "-", note[FF_PATH_MAX + 2048] = "";
-	char reason[FF_PATH_MAX + 1024] = "", switches[128] = "";
+	char reason[FF_PATH_MAX + 1024] = "", switches[1024] = "";
 	ff_request_t request = {0};
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
@@ -353,9 +353,11 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 			   "Slurm's evaluator refused the fabricfit choice");
 	}
 	if (rc == SLURM_SUCCESS) {
+		/* --switches and the locality wait's verdict: in both log lines. */
 		_apply_switches(topo_eval, switches, sizeof(switches));
+		ffg_wait_end(topo_eval, saved ? &request : NULL, test_only, switches,
+			     sizeof(switches));
 		strncat(note, switches, sizeof(note) - strlen(note) - 1);
-		ffg_wait_end(topo_eval, saved ? &request : NULL, test_only, note, sizeof(note));
 		_note_allocation(topo_eval, candidates, &request, !reason[0], pattern, reason,
 				 switches);
 	}
