@@ -4,12 +4,14 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "capi/fabricfit_api.h"
 #include "placement/fragmentation.hpp"
 #include "placement/gpu_state.hpp"
 #include "placement/locality_index.hpp"
+#include "placement/runtime_model.hpp"
 #include "placement/selector.hpp"
 #include "topology/snapshot.hpp"
 
@@ -50,4 +52,7 @@ struct ff_engine {
   fabricfit::FabricfitSelector selector;
   std::vector<int> rank;
   fabricfit::GpuState gpus;  // reused across decisions
+  // The uplink bundles of the run-time model, built at the first locality-wait question
+  // (wait_api.cpp).
+  std::optional<fabricfit::UplinkBundles> bundles;
 };

@@ -22,6 +22,8 @@ void fill(const fabricfit::SiteConfig& config, ff_settings_t* out) {
   copy_out(config.snapshot_file, out->snapshot_file, sizeof out->snapshot_file);
   copy_out(config.default_pattern.to_string(), out->default_pattern, sizeof out->default_pattern);
   out->debug_placement = config.debug_placement ? 1 : 0;
+  out->locality_wait_max_s = config.locality_wait_max_s;
+  out->locality_wait_comm_share = config.locality_wait_comm_share;
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ typedef struct ff_settings {
   char default_pattern[FF_PATTERN_MAX]; /* canonical spelling */
   char source[16];                      /* "file", "last-good" or "defaults": where these came from */
   int debug_placement;                  /* DebugFlags=Placement */
+  double locality_wait_max_s;           /* LocalityWaitMax: seconds; 0 = no locality wait */
+  double locality_wait_comm_share;      /* LocalityWaitCommShare: the run-time model's f */
 } ff_settings_t;
 
 /* Checks a --comm-pattern value; on success writes its canonical spelling. */
@@ -165,6 +167,42 @@ unsigned ff_engine_leaf_groups_of(const ff_engine_t* engine, const int* hosts, u
 /* GPUs in a Slurm TRES string such as "gres/gpu:8", "gres/gpu:h100:4,gres/shard:2" or
  * "cpu=1,gres/gpu=2" (tres_per_task); 0 if none. */
 unsigned ff_tres_gpus(const char* tres);
+
+/* ---- the adaptive locality wait (slurmctld; placement/wait_decision.hpp) ---- */
+
+/* What the controller knows of a job at one evaluation: seconds, times since the epoch. */
+typedef struct ff_wait_facts {
+  double now;
+  double eligible;     /* when the job became eligible (Slurm's begin time): the cap counts from here */
+  double time_limit_s; /* the job's time limit; 0: none (the job never waits) */
+  double comm_share;   /* LocalityWaitCommShare */
+  double cap_s;        /* LocalityWaitMax; 0: never waits */
+} ff_wait_facts_t;
+
+typedef struct ff_wait_advice {
+  int wait;               /* 1: keep the job pending for one leaf group */
+  int leaf_group;         /* the group it waits for (-1: none) */
+  double slowdown_now;    /* of the placement it could get now, by the run-time model */
+  double gain_s;          /* time limit x (slowdown now - 1) */
+  double expected_wait_s; /* until that group is expected to hold it */
+  double ready_at;        /* when (0: no group) */
+  double until;           /* the wait ends at the latest: min(ready_at, eligible + cap) */
+  unsigned nhosts;        /* hosts[0..nhosts): the hosts it expects, reserved while it waits */
+  char verdict[32];       /* "waits", "one-group", "no-gain", "wait-exceeds-gain", "cap-reached", ... */
+} ff_wait_advice_t;
+
+/*
+ * Whether a job whose placement now is placed[0..nplaced) (fabric hosts, as
+ * ff_engine_place chose them for `request`) should stay pending for one leaf group.
+ * Per fabric host: usable[h] nonzero when the job may ever run on h (its partition, up,
+ * not excluded), free_gpus/total_gpus now, host_free_at[h] when the jobs on h reach
+ * their time limits (<= now: none). `hosts` (ff_engine_host_count() entries) receives
+ * the hosts it expects. FF_OK with `out` filled; FF_EINVAL on bad arguments.
+ */
+int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, const int* placed,
+                          unsigned nplaced, const unsigned char* usable, const int* free_gpus,
+                          const int* total_gpus, const double* host_free_at, const ff_wait_facts_t* facts,
+                          ff_wait_advice_t* out, int* hosts, char* err, size_t err_len);
 
 /* ---- what the controller tells admins (slurmctld) ---- */
 

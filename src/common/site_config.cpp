@@ -48,6 +48,15 @@ std::optional<int> parse_int(std::string_view value, int low, int high) {
   return n;
 }
 
+// A decimal number in [low, high]; nullopt otherwise.
+std::optional<double> parse_real(std::string_view value, double low, double high) {
+  double x = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
+  if (ec != std::errc{} || ptr != value.data() + value.size() || !(x >= low && x <= high))
+    return std::nullopt;
+  return x;
+}
+
 }  // namespace
 
 SiteConfig parse_site_config(const std::string& text, const std::string& origin) {
@@ -91,6 +100,15 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
     } else if (key_is(key, "NcclSocketIfname")) {
       if (value.find_first_of(" \t") != std::string_view::npos) fail("NcclSocketIfname has a space in it");
       config.nccl_socket_ifname = std::string(value);
+    } else if (key_is(key, "LocalityWaitMax")) {
+      // Seconds, at most a week (Slurm's max_switch_wait is seconds too).
+      const auto n = parse_int(value, 0, 7 * 24 * 3600);
+      if (!n) fail(fmt::format("LocalityWaitMax={} is not a number of seconds from 0 to 604800", value));
+      config.locality_wait_max_s = *n;
+    } else if (key_is(key, "LocalityWaitCommShare")) {
+      const auto f = parse_real(value, 0, 1);
+      if (!f) fail(fmt::format("LocalityWaitCommShare={} is not a number from 0 to 1", value));
+      config.locality_wait_comm_share = *f;
     } else if (key_is(key, "DebugFlags")) {
       // Comma-separated, as Slurm's DebugFlags; "none" clears them.
       config.debug_placement = false;

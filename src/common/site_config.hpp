@@ -27,6 +27,12 @@ struct SiteConfig {
   // DebugFlags=Placement: every evaluation's decision logged (at Slurm's debug level),
   // not only one line per job when it is allocated.
   bool debug_placement = false;
+  // The adaptive locality wait (docs/placement.md): LocalityWaitMax, the most a job may
+  // stay pending for one leaf group, counted from when it became eligible (0: never
+  // waits); LocalityWaitCommShare, the share of a job's run time assumed spent in its
+  // collectives (the run-time model's f).
+  double locality_wait_max_s = 3600;
+  double locality_wait_comm_share = 0.3;
 };
 
 // A bad line: the message names the file, the line and the reason, as in

@@ -34,6 +34,7 @@
 #include "topology_eval_state.h"
 #include "topology_glue.h"
 #include "topology_glue_internal.h"
+#include "topology_wait.h"
 
 #define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
 
@@ -318,14 +319,17 @@ static void _log_refusal(topology_eval_t *topo_eval)
 extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 {
 	char pattern[FF_PATTERN_MAX] = "-", note[FF_PATH_MAX + 2048] = "";
-	char reason[FF_PATH_MAX + 1024] = "", switches[128] = "";
+	char reason[FF_PATH_MAX + 1024] = "", switches[1024] = "";
 	ff_request_t request = {0};
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
 	unsigned nchosen = 0;
+	bool test_only = _test_only(topo_eval);
 	int rc;
 
 	ffg_refresh_engine();
+	if (!ffg_wait_begin(topo_eval, test_only))
+		return SLURM_ERROR; /* it needs a host reserved for a waiting job */
 	candidates = bit_copy(topo_eval->node_map);
 	if (_evaluator_would_crash(topo_eval->job_ptr)) {
 		_log_refusal(topo_eval);
@@ -349,7 +353,10 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 			   "Slurm's evaluator refused the fabricfit choice");
 	}
 	if (rc == SLURM_SUCCESS) {
+		/* --switches and the locality wait's verdict: in both log lines. */
 		_apply_switches(topo_eval, switches, sizeof(switches));
+		ffg_wait_end(topo_eval, saved ? &request : NULL, test_only, switches,
+			     sizeof(switches));
 		strncat(note, switches, sizeof(note) - strlen(note) - 1);
 		_note_allocation(topo_eval, candidates, &request, !reason[0], pattern, reason,
 				 switches);

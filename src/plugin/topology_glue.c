@@ -38,6 +38,7 @@
 #include "topology_glue.h"
 #include "snapshot_watch.h"
 #include "topology_glue_internal.h"
+#include "topology_wait.h"
 
 const char plugin_name[] = "topology fabricfit plugin";
 const char plugin_type[] = "topology/fabricfit";
@@ -93,6 +94,7 @@ extern void ffg_fini(void)
 	if (running_in_slurmctld())
 		ffg_record_stop();
 	ffg_free_engine();
+	ffg_wait_forget();
 	xfree(conf_path);
 }
 
@@ -208,6 +210,8 @@ extern char *ffg_describe(char **fabric)
 		   conf_status, settings.source);
 	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings.snapshot_file,
 		   settings.default_pattern);
+	xstrfmtcat(out, "LocalityWaitMax=%.0f LocalityWaitCommShare=%g\n",
+		   settings.locality_wait_max_s, settings.locality_wait_comm_share);
 	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n", engine ? "fabricfit" : "slurm-default",
 		   status);
 	if (engine && running_in_slurmctld()) {

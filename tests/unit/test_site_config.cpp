@@ -102,3 +102,18 @@ TEST(SiteConfig, DebugFlagsPlacementSwitchesDecisionLogging) {
   EXPECT_EQ(error_of("DebugFlags=Placement,Route\n"),
             "fabricfit.conf:1: DebugFlags: unknown flag 'Route' (known: Placement)");
 }
+
+TEST(SiteConfig, LocalityWaitSettings) {
+  const auto defaults = parse_site_config("", "x");
+  EXPECT_DOUBLE_EQ(defaults.locality_wait_max_s, 3600);
+  EXPECT_DOUBLE_EQ(defaults.locality_wait_comm_share, 0.3);
+  const auto c = parse_site_config("LocalityWaitMax=0\nlocalitywaitcommshare=0.5\n", "x");
+  EXPECT_DOUBLE_EQ(c.locality_wait_max_s, 0);
+  EXPECT_DOUBLE_EQ(c.locality_wait_comm_share, 0.5);
+  EXPECT_EQ(error_of("\nLocalityWaitMax=1h\n"),
+            "fabricfit.conf:2: LocalityWaitMax=1h is not a number of seconds from 0 to 604800");
+  EXPECT_EQ(error_of("LocalityWaitMax=-5\n"),
+            "fabricfit.conf:1: LocalityWaitMax=-5 is not a number of seconds from 0 to 604800");
+  EXPECT_EQ(error_of("LocalityWaitCommShare=1.5\n"),
+            "fabricfit.conf:1: LocalityWaitCommShare=1.5 is not a number from 0 to 1");
+}
