@@ -18,7 +18,10 @@
 # CSV under /work/shared/traces), FABRICFIT (the CLI, default build/fabricfit), LAB_DIR
 # (prefix of the lab directories, /var/tmp/labrun-stream), WAIT_CAP (the replay's
 # adaptive wait cap for its prediction, 28800 s), TICK (emulator tick, 2 s), SLURM_ENV
-# (current.env). Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
+# (current.env). The run-time model: DEMAND (peak), ROUTING (static), RULE (the replay's
+# --pattern-rule, multi=ring,alltoall=0.5): the replay's stress case, because under its
+# default (time-averaged demand, ECMP, rings) no job on these fabrics is ever slowed
+# (docs/placement.md, "What the numbers say"). Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
 # (and on interruption).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +37,9 @@ ff=$(realpath "${FABRICFIT:-$top/build/fabricfit}")
 lab_prefix=${LAB_DIR:-/var/tmp/labrun-stream}
 wait_cap=${WAIT_CAP:-28800}
 tick=${TICK:-2}
+demand=${DEMAND:-peak}
+routing=${ROUTING:-static}
+rule=${RULE:-multi=ring,alltoall=0.5}
 degrade=groups=3,fraction=0.5,rate=4xEDR
 [ -x "$ff" ] || { echo "lab_stream: no fabricfit at $ff (FABRICFIT=...)" >&2; exit 1; }
 mkdir -p "$out"
@@ -62,7 +68,7 @@ gen=(--leaves 8 --hosts-per-leaf 8 --spines 2 --uplinks 4 --degrade "$degrade")
 "$ff" generate "${gen[@]}" -o "$out/fabric.net" > /dev/null
 "$ff" discover --from "$out/fabric.net" -o "$out/fabric.snap" -q
 "$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format elasticflow --target-load "$load" \
-  --policies fabricfit,tree --wait-cap "$wait_cap" --overestimate 1.5 --jobs-csv "$out/jobs.csv" --json \
+  --policies fabricfit,tree --wait-cap "$wait_cap" --overestimate 1.5 --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --json \
   > "$out/replay.json"
 # Time compression: the last arrival plus the longest job take WALL_MIN minutes.
 compression=$(awk -F, -v w="$wall_min" 'NR > 1 { s = $2 + 0; if (s > last) last = s; d = $3 + 0; if (d > dmax) dmax = d }
@@ -111,8 +117,12 @@ run_policy() {
     tlim=$(awk -v b="$base" 'BEGIN { m = int((b * 1.5 + 59) / 60); if (m < 1) m = 1; print m }')
     now=$(date +%s.%N)
     sleep "$(awk -v a="$at" -v n="$now" 'BEGIN { d = a - n; printf "%.3f", d > 0 ? d : 0 }')"
-    sbatch --parsable -J "s$i" -N "$nodes" --gpus-per-node="$gpn" --time="$tlim" -o "$res/jobs/%j.out" \
+    # The pattern reaches topology/fabricfit through the SPANK option (tree ignores it).
+    local -a pat=()
+    [ "$nodes" -lt 2 ] || [ ! -e "$SLURM_PREFIX/lib/slurm/fabricfit.so" ] || pat=(--comm-pattern="$pattern")
+    sbatch --parsable -J "s$i" -N "$nodes" --gpus-per-node="$gpn" --time="$tlim" -o "$res/jobs/%j.out" "${pat[@]}" \
       "$top/bench/lab_job.sh" "$base" "$f" "$pattern" "$gpn" "$res/fabric.snapshot" "$res/registry" "$ff" "$tick" \
+      --demand "$demand" --routing "$routing" \
       >> "$res/submitted" 2>> "$res/sbatch.err" || echo "sbatch failed for s$i" >> "$res/sbatch.err"
   done < <(tail -n +2 "$out/jobs.csv")
   log "$policy: $i jobs submitted in $(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - t }') s; waiting for them to end"
@@ -130,7 +140,7 @@ run_policy() {
 for p in $policies; do run_policy "$p"; done
 
 # 3. The comparison.
-python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$jobs" $policies > "$out/lab.md"
+python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$jobs" "$demand" "$routing" "$rule" $policies > "$out/lab.md"
 cat "$out/lab.md"
 if [ "$update_docs" = "--update-docs" ]; then
   python3 - "$top/docs/placement.md" "$out/lab.md" <<'PY'
