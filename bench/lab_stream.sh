@@ -116,7 +116,7 @@ run_policy() {
     base=$(awk -v d="$dur" -v c="$compression" 'BEGIN { b = d / c; if (b < 1) b = 1; printf "%.3f", b }')
     tlim=$(awk -v b="$base" 'BEGIN { m = int((b * 1.5 + 59) / 60); if (m < 1) m = 1; print m }')
     now=$(date +%s.%N)
-    sleep "$(awk -v a="$at" -v n="$now" 'BEGIN { d = a - n; printf "%.3f", d > 0 ? d : 0 }')"
+    sleep "$(awk -v a="$at" -v n="$now" 'BEGIN { d = a - n; printf "%.3f", (d > 0 ? d : 0) }')"
     # The pattern reaches topology/fabricfit through the SPANK option (tree ignores it).
     local -a pat=()
     [ "$nodes" -lt 2 ] || [ ! -e "$SLURM_PREFIX/lib/slurm/fabricfit.so" ] || pat=(--comm-pattern="$pattern")
