@@ -201,6 +201,7 @@ def main():
     print()
     if "tree" in policies and "fabricfit" in policies:
         targets(runs, stats)
+        replay_prediction(os.path.join(out, "replay.json"), compression)
     print()
     print("Plugin and CLI used (sha256 prefix):")
     print()
@@ -242,6 +243,25 @@ def targets(runs, stats):
         if a is not None and b:
             print(f"- {label} scheduling cycle (sdiag mean): {a} us vs {b} us = **{a / b:.2f}x** (target <= 1.10x): "
                   f"{'met' if a / b <= 1.1 else 'not met'}")
+
+
+def replay_prediction(path, compression):
+    """What `fabricfit replay` predicts for the same stream (its tree is the engine's best-fit
+    model of topology/tree; its fabricfit has the adaptive locality wait)."""
+    try:
+        rep = json.load(open(path))
+    except (OSError, ValueError):
+        return
+    multi = {}
+    for r in rep["results"]:
+        c = r["classes"]
+        n = c["within_group"]["jobs"] + c["wider"]["jobs"]
+        jct = (c["within_group"]["jct_mean_s"] * c["within_group"]["jobs"] + c["wider"]["jct_mean_s"] * c["wider"]["jobs"])
+        multi[r["policy"]] = (n, jct / n if n else float("nan"), c["all"]["gpu_hours"])
+    if "fabricfit" in multi and "tree" in multi and multi["tree"][1]:
+        f, t = multi["fabricfit"], multi["tree"]
+        print(f"- the replay on the same stream predicts multi-host mean completion {f[1] / compression:.1f} s vs "
+              f"{t[1] / compression:.1f} s (lab seconds) = {f[1] / t[1]:.2f}x, GPU-hours {f[2]:.0f} vs {t[2]:.0f}")
 
 
 def read_int(path):
