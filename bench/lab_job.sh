@@ -38,7 +38,7 @@ common=(slowdown "$snap" --nodes "$nodes" --pattern "$pattern" --gpus-per-node "
 alone=$("$ff" "${common[@]}" -q)
 # Progress is charged by the clock (the slowdown call's own time included), so the job's
 # wall time is its modelled time whatever the overhead of a tick.
-remaining=$base first= ticks=0 last=$(date +%s.%N)
+remaining=$base first='' ticks=0 last=$(date +%s.%N)
 while gt "$remaining" 0.001; do
   s=$("$ff" "${common[@]}" --running "$reg" --job-id "$id" -q) || s=$alone
   first=${first:-$s}

@@ -11,6 +11,9 @@
 # about 2 x (WALL_MIN + 3) minutes.
 #
 #   bench/lab_stream.sh [OUT] [--update-docs]
+# Writes OUT/lab.md (the tables), OUT/per_job.csv (every job under both policies) and each
+# run's records in OUT/POLICY/; --update-docs puts lab.md between the lab-stream markers of
+# docs/placement.md and per_job.csv in docs/lab_stream_jobs.csv.
 #
 # Environment: JOBS (320), WALL_MIN (minutes the arrivals and the longest job span
 # together, 12), CAP_H (trace durations capped at this many hours, 8), LOAD (offered load,
@@ -47,11 +50,12 @@ out=$(realpath "$out")
 # shellcheck disable=SC1090
 . "${SLURM_ENV:-/opt/fabricfit/slurm/current.env}"
 export FABRICFIT_BIN=$ff
-# shellcheck source=../tests/integration/lib.sh
+# shellcheck source=tests/integration/lib.sh disable=SC1091
 . "$top/tests/integration/lib.sh"
 # lib.sh's EXIT trap reports TAP; this script only needs its labs taken down.
 cleanup() {
   local d
+  # shellcheck disable=SC2154 # _labs: lib.sh's list of the labs lab_up started
   for d in "${_labs[@]}"; do "$LAB_SH" down --dir "$d" > "$d.down.log" 2>&1 || echo "lab_stream: down $d failed" >&2; done
 }
 trap cleanup EXIT
@@ -89,7 +93,7 @@ SchedulerParameters=batch_sched_delay=0,bf_interval=5,sched_interval=10
 EOC
 
 run_policy() {
-  local policy=$1 dir=$lab_prefix-$1 res=$out/$1 port t0 now i id
+  local policy=$1 dir=$lab_prefix-$1 res=$out/$1 port t0 now i
   rm -rf "$res"; mkdir -p "$res/jobs" "$res/registry"
   chmod 0755 "$res" "$res/jobs"
   sed "s|@JOBCOMP@|$res/jobcomp.log|" "$out/extra.conf.in" > "$res/extra.conf"
@@ -108,7 +112,7 @@ run_policy() {
   echo "$t0" > "$res/t0"
   # Submit every job at its compressed arrival time.
   i=0
-  while IFS=, read -r id submit dur nodes gpn f pattern; do
+  while IFS=, read -r _ submit dur nodes gpn f pattern; do
     i=$((i + 1))
     pattern=${pattern//\"/}
     local at base tlim
@@ -126,8 +130,9 @@ run_policy() {
       >> "$res/submitted" 2>> "$res/sbatch.err" || echo "sbatch failed for s$i" >> "$res/sbatch.err"
   done < <(tail -n +2 "$out/jobs.csv")
   log "$policy: $i jobs submitted in $(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - t }') s; waiting for them to end"
+  # shellcheck disable=SC2016 # for the inner shell
   wait_for $((wall_min * 60 * 4)) bash -c '[ -z "$(squeue -h -o %A | head -1)" ]' || log "$policy: jobs still queued at the deadline"
-  echo "$(date +%s.%N)" > "$res/t1"
+  date +%s.%N > "$res/t1"
   sdiag > "$res/sdiag.txt"
   squeue -h -o '%A %T %R' > "$res/left.txt" || true
   grep -c 'placement=fabricfit' "$dir/log/slurmctld.log" > "$res/placed_by_fabricfit" || true
@@ -140,9 +145,11 @@ run_policy() {
 for p in $policies; do run_policy "$p"; done
 
 # 3. The comparison.
+# shellcheck disable=SC2086 # one argument per policy
 python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$jobs" "$demand" "$routing" "$rule" $policies > "$out/lab.md"
 cat "$out/lab.md"
 if [ "$update_docs" = "--update-docs" ]; then
+  cp "$out/per_job.csv" "$top/docs/lab_stream_jobs.csv"
   python3 - "$top/docs/placement.md" "$out/lab.md" <<'PY'
 import sys
 doc, frag = sys.argv[1], open(sys.argv[2]).read()

@@ -107,7 +107,7 @@ def main():
         for g in fabric["leaf_groups"]:
             for h in g["hosts"]:
                 group_of[h] = g["name"]
-            if g.get("degraded_links", 0) or g.get("degraded", False):
+            if g.get("lost_up_gbps", 0) > 0:  # uplink capacity lost to missing or degraded cables
                 degraded.add(g["name"])
         comp = read_jobcomp(os.path.join(d, "jobcomp.log"))
         emu = emulator_lines(os.path.join(d, "jobs"))
@@ -169,7 +169,7 @@ def main():
     classes = [("all", lambda j: True), ("one host", lambda j: j["nodes"] == 1),
                ("multi-host", lambda j: j["nodes"] >= 2)]
     print("| policy | class | jobs done | mean JCT (s) | p95 JCT (s) | mean wait (s) | mean run (s) "
-          "| mean slowdown | GPU-hours (trace) | on >1 leaf group | on the degraded group |")
+          "| mean slowdown | GPU-hours (trace) | on >1 leaf group | on the degraded group (split over it) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     stats = {}
     for p in policies:
@@ -182,11 +182,13 @@ def main():
                   "run": mean([j["run"] for j in js]), "sd": mean([j["slowdown"] for j in js if not math.isnan(j["slowdown"])]),
                   "gh": sum(j["gpus"] * j["run"] for j in js) * compression / 3600,
                   "split": sum(1 for j in js if len(j["groups"]) > 1),
-                  "deg": sum(1 for j in js if j["degraded"] and j["nodes"] >= 2)}
+                  "deg": sum(1 for j in js if j["degraded"] and j["nodes"] >= 2),
+                  "deg_split": sum(1 for j in js if j["degraded"] and len(j["groups"]) > 1)}
             stats[(p, cname)] = st
+            deg = "-" if cname == "one host" else f"{st['deg']} ({st['deg_split']})"
             print(f"| {p} | {cname} | {st['n']}{f' ({missing} not done)' if missing else ''} | {st['jct']:.1f} | "
                   f"{st['p95']:.0f} | {st['wait']:.1f} | {st['run']:.1f} | {st['sd']:.3f} | {st['gh']:.0f} | "
-                  f"{st['split']} | {st['deg'] if cname != 'one host' else '-'} |")
+                  f"{st['split']} | {deg} |")
     print()
     print("| policy | main cycles | main mean (us) | main max (us) | backfill cycles | backfill mean (us) "
           "| backfill max (us) | placed by fabricfit / by Slurm | lab wall (s) |")

@@ -16,12 +16,14 @@ ff=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
 make_tmpdir ff-slowdown || { fail "mktemp"; done_testing; }
 d=$TEST_TMPDIR
 
-"$ff" generate --leaves 2 --hosts-per-leaf 4 --spines 2 --uplinks 2 -o "$d/ok.net" > /dev/null &&
-  "$ff" discover --from "$d/ok.net" -o "$d/ok.snap" -q ||
-  { fail "generate and discover the 2:1 fabric"; done_testing; }
-"$ff" generate --leaves 2 --hosts-per-leaf 4 --spines 2 --uplinks 2 --degrade groups=1,fraction=0.5,rate=4xEDR \
-  -o "$d/deg.net" > /dev/null && "$ff" discover --from "$d/deg.net" -o "$d/deg.snap" -q ||
-  { fail "generate and discover the degraded fabric"; done_testing; }
+if ! "$ff" generate --leaves 2 --hosts-per-leaf 4 --spines 2 --uplinks 2 -o "$d/ok.net" > /dev/null ||
+   ! "$ff" discover --from "$d/ok.net" -o "$d/ok.snap" -q; then
+  fail "generate and discover the 2:1 fabric"; done_testing
+fi
+if ! "$ff" generate --leaves 2 --hosts-per-leaf 4 --spines 2 --uplinks 2 --degrade groups=1,fraction=0.5,rate=4xEDR \
+     -o "$d/deg.net" > /dev/null || ! "$ff" discover --from "$d/deg.net" -o "$d/deg.snap" -q; then
+  fail "generate and discover the degraded fabric"; done_testing
+fi
 
 # is NAME GOT WANT: GOT equals WANT to 4 decimals.
 is() {
@@ -62,6 +64,7 @@ check "--json names the slowdown, the job alone and the tightest bundle" \
 echo '{"job": 13, "nodes": "gpu[004,008]", "comm_share": 2}' > "$d/reg/13.json"
 out=$(sd "$d/ok.snap" --nodes 'gpu[001,005]' --running "$d/reg")
 rc=$?
+# shellcheck disable=SC2016 # for the inner shell
 check "a bad registry entry fails naming its file and the reason" \
   bash -c '[ "$1" -ne 0 ] && grep -q "13.json: comm_share must be 0 to 1" <<<"$2"' _ "$rc" "$out"
 rm "$d/reg/13.json"
