@@ -33,6 +33,7 @@ GPUS=8
 RAILS=1
 SPINES=2
 UPLINKS=           # default: hosts per leaf (non-blocking leaves)
+DEGRADE=()         # --degrade SPEC (repeatable): generate --degrade, uplinks running below rate
 TOPOLOGY=fabricfit
 CTLD_PORT=16817
 SLURMD_PORT=17001  # first slurmd port; node i listens on SLURMD_PORT+i-1
@@ -79,7 +80,7 @@ Usage: $PROG up     [--nodes N] [--leaves L] [--gpus G] [--rails R] [--spines S]
                     [--cpus C] [--mem MB] [--timeout SECS] [--fabricfit-conf FILE]
                     [--slurm-conf-extra FILE] [--spank-plugin SO] [--storage-hcas N]
                     [--compute-hca REGEX] [--plugin-dir DIR] [--umad2sim|--no-umad2sim]
-                    [--slurm VERSION] [--force]
+                    [--slurm VERSION] [--degrade SPEC]... [--force]
        $PROG down   [--dir DIR]
        $PROG restart-slurmctld [--dir DIR] [--signal TERM|KILL]
                                              stop slurmctld (TERM: it saves its state; KILL:
@@ -107,6 +108,8 @@ FABRICFIT_UMAD2SIM (path of libumad2sim.so).
   --storage-hcas 0|1    1: every host has a storage HCA (mlx5_<rails>) on a storage leaf
                         cabled to the first spine (generate --storage-hcas)
   --compute-hca REGEX   discover with this compute-HCA pattern (e.g. 'mlx5_[01]')
+  --degrade SPEC        repeatable: degraded uplinks, as fabricfit generate --degrade
+                        (groups=LIST,rail=R,fraction=F,rate=RATE, e.g. groups=3,fraction=0.5,rate=4xEDR)
   --plugin-dir DIR      look for plugins (topology_fabricfit.so) in DIR before Slurm's plugin
                         directory: a build's plugin tried without installing it
   --force               with up: take down a running lab in DIR first
@@ -592,6 +595,8 @@ generate_fabric() {
   local -a args=(generate --leaves "$LEAVES" --hosts-per-leaf "$HOSTS_PER_LEAF" --spines "$SPINES"
                  --uplinks "$UPLINKS" --rails "$RAILS" -o "$NETFILE" --slurm-nodes)
   [ "$STORAGE_HCAS" = 0 ] || args+=(--storage-hcas)
+  local d
+  for d in "${DEGRADE[@]}"; do args+=(--degrade "$d"); done
   local out
   out=$("$FF_BIN" "${args[@]}" 2> "$LOGS/generate.log") || {
     show_tail "$LOGS/generate.log"; die "'$FF_BIN ${args[*]}' failed"; }
@@ -649,7 +654,8 @@ discover_fabric() {
      ${COMPUTE_HCA:+--compute-hca "$COMPUTE_HCA"} -o "$SNAPSHOT" > "$LOGS/discover.log" 2>&1) ||
     { show_tail "$LOGS/discover.log"; die "fabricfit discover failed on the simulated fabric"; }
   rm -rf "$IBSIM_DIR"/sys-* 2>/dev/null || true
-  got=$("$FF_BIN" show --json "$SNAPSHOT" | awk -F'[:,]' '/^  "hosts": / { gsub(/ /, "", $2); print $2; exit }')
+  # awk reads to the end (no exit): fabricfit must not die of SIGPIPE (pipefail) on a big fabric.
+  got=$("$FF_BIN" show --json "$SNAPSHOT" | awk -F'[:,]' '/^  "hosts": / && !n++ { gsub(/ /, "", $2); print $2 }')
   [ "$got" = "$want" ] || die "fabricfit discover found ${got:-no} hosts, the fabric has $want"
   log "fabric discovered live through ibsim: $got hosts, snapshot $SNAPSHOT"
   # topology/tree gets the same fabric, as an admin would write it from the snapshot.
@@ -993,6 +999,7 @@ main() {
       --spank-plugin) SPANK_SO=$(realpath -m "$val") ;;
       --storage-hcas) STORAGE_HCAS=$val ;;
       --compute-hca) COMPUTE_HCA=$val ;;
+      --degrade) DEGRADE+=("$val") ;;
       *) die "unknown option '$opt' (see $PROG --help)" ;;
     esac
   done

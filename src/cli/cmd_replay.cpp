@@ -21,6 +21,7 @@ struct ReplayCliOptions {
   std::string rule;
   std::string mix;
   std::string svg;
+  std::string jobs_csv;
   std::string weights;
   int gpus_per_node = 8;
   double target_load = 0;
@@ -36,6 +37,21 @@ struct ReplayCliOptions {
   std::uint64_t seed = 1;
   bool json = false;
 };
+
+// The job stream as replayed (after --max-jobs and --target-load), with what the
+// run-time model gives each job (first seed): what the lab stream submits
+// (bench/lab_stream.sh), so that the lab runs the replay's jobs.
+std::string jobs_csv(const std::vector<TraceJob>& jobs, const ReplayOptions& options) {
+  std::string out = "id,submit_s,duration_s,nodes,gpus_per_node,comm_share,pattern\n";
+  for (const TraceJob& job : jobs) {
+    const double f =
+        options.model.enabled ? comm_share_of(job, options.model.comm_shares, options.seed) : 0.0;
+    const std::string pattern = job.nodes >= 2 ? options.rule.pattern_for(job).to_string() : "none";
+    out += fmt::format("{},{:.3f},{:.3f},{},{},{:g},\"{}\"\n", job.id, job.submit_s, job.duration_s,
+                       job.nodes, job.gpus_per_node, f, pattern);
+  }
+  return out;
+}
 
 int run_replay(const ReplayCliOptions& opt) {
   const auto format = parse_trace_format(opt.format);
@@ -109,6 +125,7 @@ int run_replay(const ReplayCliOptions& opt) {
   report.results = replay_policies(index, jobs, opt.policies, frag, options, policy_options, opt.seeds);
 
   if (!opt.svg.empty()) write_file_atomically(opt.svg, report_svg(report));
+  if (!opt.jobs_csv.empty()) write_file_atomically(opt.jobs_csv, jobs_csv(jobs, options));
   if (opt.json) {
     fmt::print("{}\n", report_json(report).dump(2));
   } else {
@@ -178,6 +195,9 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option("--seed", opt->seed, "First seed (communication-share draws, random policy)")
       ->capture_default_str();
   cmd->add_option("--svg", opt->svg, "Also write the comparison as an SVG plot");
+  cmd->add_option("--jobs-csv", opt->jobs_csv,
+                  "Also write the replayed job stream (id, submit_s, duration_s, nodes, gpus_per_node, "
+                  "comm_share, pattern) as CSV: what bench/lab_stream.sh submits to a lab");
   cmd->add_flag("--json", opt->json, "Print JSON");
   return [opt] { return run_replay(*opt); };
 }

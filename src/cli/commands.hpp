@@ -17,6 +17,8 @@ Action add_diff_command(CLI::App& app);
 Action add_score_command(CLI::App& app);
 Action add_frag_command(CLI::App& app);
 Action add_replay_command(CLI::App& app);
+// A job's modelled slowdown on its hosts (the lab's job emulator).
+Action add_slowdown_command(CLI::App& app);
 // What a job got (docs/commands.md): explain.
 Action add_explain_command(CLI::App& app);
 Action add_report_command(CLI::App& app);

@@ -26,6 +26,7 @@ int run(int argc, char** argv) {
   remember(fabricfit::cli::add_score_command(app));
   remember(fabricfit::cli::add_frag_command(app));
   remember(fabricfit::cli::add_replay_command(app));
+  remember(fabricfit::cli::add_slowdown_command(app));
   remember(fabricfit::cli::add_explain_command(app));
   remember(fabricfit::cli::add_report_command(app));
 

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Issue 11 item 7: the replay's comparison in the real controller. A stream of mixed jobs
+# from a shared trace (ElasticFlow cluster04, its first JOBS jobs), time-compressed, on a
+# 64-node lab (8 leaf groups of 8 hosts x 8 GPUs, 2 spines, 2:1 uplinks, leaf group 3
+# with half its uplinks at half rate), run once under topology/tree (topology.conf from
+# the same snapshot) and once under topology/fabricfit. Every job is bench/lab_job.sh:
+# it runs its modelled run time on the nodes Slurm gave it (`fabricfit slowdown`, shared
+# with the other running jobs). Per job: leaf groups, wait and completion time from
+# Slurm's job completion log (jobcomp/filetxt); per run: sdiag's cycle times. Not in CI:
+# about 2 x (WALL_MIN + 3) minutes.
+#
+#   bench/lab_stream.sh [OUT] [--update-docs]
+# Writes OUT/lab.md (the tables), OUT/per_job.csv (every job under both policies) and each
+# run's records in OUT/POLICY/; --update-docs puts lab.md between the lab-stream markers of
+# docs/placement.md and per_job.csv in docs/lab_stream_jobs.csv.
+#
+# Environment: JOBS (320), WALL_MIN (minutes the arrivals and the longest job span
+# together, 12), CAP_H (trace durations capped at this many hours, 8), LOAD (offered load,
+# fabricfit replay --target-load, 0.8), POLICIES ("tree fabricfit"), TRACE (cluster04's
+# CSV under /work/shared/traces), FABRICFIT (the CLI, default build/fabricfit), LAB_DIR
+# (prefix of the lab directories, /var/tmp/labrun-stream), WAIT_CAP (the replay's
+# adaptive wait cap for its prediction, 28800 s), TICK (emulator tick, 2 s), SLURM_ENV
+# (current.env). The run-time model: DEMAND (peak), ROUTING (static), RULE (the replay's
+# --pattern-rule, multi=ring,alltoall=0.5): the replay's stress case, because under its
+# default (time-averaged demand, ECMP, rings) no job on these fabrics is ever slowed
+# (docs/placement.md, "What the numbers say"). Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
+# (and on interruption).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-lab-stream-results}
+update_docs=${2:-}
+jobs=${JOBS:-320}
+wall_min=${WALL_MIN:-12}
+cap_h=${CAP_H:-8}
+load=${LOAD:-0.8}
+policies=${POLICIES:-"tree fabricfit"}
+trace=${TRACE:-/work/shared/traces/elasticflow-itp-2021/cluster04.csv}
+ff=$(realpath "${FABRICFIT:-$top/build/fabricfit}")
+lab_prefix=${LAB_DIR:-/var/tmp/labrun-stream}
+wait_cap=${WAIT_CAP:-28800}
+tick=${TICK:-2}
+demand=${DEMAND:-peak}
+routing=${ROUTING:-static}
+rule=${RULE:-multi=ring,alltoall=0.5}
+degrade=groups=3,fraction=0.5,rate=4xEDR
+[ -x "$ff" ] || { echo "lab_stream: no fabricfit at $ff (FABRICFIT=...)" >&2; exit 1; }
+mkdir -p "$out"
+out=$(realpath "$out")
+# shellcheck disable=SC1090
+. "${SLURM_ENV:-/opt/fabricfit/slurm/current.env}"
+export FABRICFIT_BIN=$ff
+# shellcheck source=tests/integration/lib.sh disable=SC1091
+. "$top/tests/integration/lib.sh"
+# lib.sh's EXIT trap reports TAP; this script only needs its labs taken down.
+cleanup() {
+  local d
+  # shellcheck disable=SC2154 # _labs: lib.sh's list of the labs lab_up started
+  for d in "${_labs[@]}"; do "$LAB_SH" down --dir "$d" > "$d.down.log" 2>&1 || echo "lab_stream: down $d failed" >&2; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+log() { printf 'lab_stream: %s\n' "$*" >&2; }
+
+# 1. The stream: the trace's first JOBS jobs, durations capped at CAP_H (the trace's
+# longest jobs run for days; a lab run cannot), as an ElasticFlow CSV; the replay then
+# compresses the arrivals to LOAD on this fabric, gives each job its communication share
+# and pattern (--jobs-csv) and predicts both policies on exactly this stream.
+awk -F, -v n="$jobs" -v cap="$((cap_h * 3600))" 'NR == 1 { print; next }
+  NR <= n + 1 { d = $3 + 0; if (d > cap) d = cap; print $1 "," $2 "," d "," $4 }' "$trace" > "$out/stream.csv"
+gen=(--leaves 8 --hosts-per-leaf 8 --spines 2 --uplinks 4 --degrade "$degrade")
+"$ff" generate "${gen[@]}" -o "$out/fabric.net" > /dev/null
+"$ff" discover --from "$out/fabric.net" -o "$out/fabric.snap" -q
+"$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format elasticflow --target-load "$load" \
+  --policies fabricfit,tree --wait-cap "$wait_cap" --overestimate 1.5 --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --json \
+  > "$out/replay.json"
+# Time compression: the last arrival plus the longest job take WALL_MIN minutes.
+compression=$(awk -F, -v w="$wall_min" 'NR > 1 { s = $2 + 0; if (s > last) last = s; d = $3 + 0; if (d > dmax) dmax = d }
+  END { printf "%.3f", (last + dmax) / (w * 60) }' "$out/jobs.csv")
+log "$(($(wc -l < "$out/jobs.csv") - 1)) jobs, trace time / $compression (durations capped at ${cap_h} h)"
+
+# 2. One lab run per policy.
+cat > "$out/extra.conf.in" <<EOC
+# GPU-site node sharing: a job without --mem gets memory and CPUs per GPU, so 1-GPU jobs share nodes
+DefMemPerGPU=400
+DefCpuPerGPU=4
+# Per-job records from Slurm itself
+JobCompType=jobcomp/filetxt
+JobCompLoc=@JOBCOMP@
+# The emulated jobs run their modelled time, which may pass the time limit they declared
+OverTimeLimit=UNLIMITED
+SchedulerParameters=batch_sched_delay=0,bf_interval=5,sched_interval=10
+EOC
+
+run_policy() {
+  local policy=$1 dir=$lab_prefix-$1 res=$out/$1 port t0 now i
+  rm -rf "$res"; mkdir -p "$res/jobs" "$res/registry"
+  chmod 0755 "$res" "$res/jobs"
+  sed "s|@JOBCOMP@|$res/jobcomp.log|" "$out/extra.conf.in" > "$res/extra.conf"
+  port=$(pick_ports 64)
+  log "$policy: lab up in $dir (ports $port-$((port + 64)))"
+  lab_up "$dir" --nodes 64 --leaves 8 --spines 2 --uplinks 4 --degrade "$degrade" --topology "$policy" \
+    --ctld-port "$port" --slurmd-port $((port + 1)) --slurm-conf-extra "$res/extra.conf" --timeout 120 || return 1
+  cp "$dir/fabric.snapshot" "$res/fabric.snapshot"
+  "$ff" show --json "$res/fabric.snapshot" > "$res/fabric.json"
+  [ ! -f "$dir/topology.conf" ] || cp "$dir/topology.conf" "$res/topology.conf"
+  for so in "$SLURM_PREFIX/lib/slurm/topology_fabricfit.so" "$ff"; do
+    [ -e "$so" ] && printf '%s  %s\n' "$(sha256sum < "$so" | cut -c1-16)" "$so"
+  done > "$res/binaries.txt"
+  sdiag -r > /dev/null
+  t0=$(date +%s.%N)
+  echo "$t0" > "$res/t0"
+  # Submit every job at its compressed arrival time.
+  i=0
+  while IFS=, read -r _ submit dur nodes gpn f pattern; do
+    i=$((i + 1))
+    pattern=${pattern//\"/}
+    local at base tlim
+    at=$(awk -v s="$submit" -v c="$compression" -v t="$t0" 'BEGIN { printf "%.3f", t + s / c }')
+    base=$(awk -v d="$dur" -v c="$compression" 'BEGIN { b = d / c; if (b < 1) b = 1; printf "%.3f", b }')
+    tlim=$(awk -v b="$base" 'BEGIN { m = int((b * 1.5 + 59) / 60); if (m < 1) m = 1; print m }')
+    now=$(date +%s.%N)
+    sleep "$(awk -v a="$at" -v n="$now" 'BEGIN { d = a - n; printf "%.3f", (d > 0 ? d : 0) }')"
+    # The pattern reaches topology/fabricfit through the SPANK option (tree ignores it).
+    local -a pat=()
+    [ "$nodes" -lt 2 ] || [ ! -e "$SLURM_PREFIX/lib/slurm/fabricfit.so" ] || pat=(--comm-pattern="$pattern")
+    sbatch --parsable -J "s$i" -N "$nodes" --gpus-per-node="$gpn" --time="$tlim" -o "$res/jobs/%j.out" "${pat[@]}" \
+      "$top/bench/lab_job.sh" "$base" "$f" "$pattern" "$gpn" "$res/fabric.snapshot" "$res/registry" "$ff" "$tick" \
+      --demand "$demand" --routing "$routing" \
+      >> "$res/submitted" 2>> "$res/sbatch.err" || echo "sbatch failed for s$i" >> "$res/sbatch.err"
+  done < <(tail -n +2 "$out/jobs.csv")
+  log "$policy: $i jobs submitted in $(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - t }') s; waiting for them to end"
+  # shellcheck disable=SC2016 # for the inner shell
+  wait_for $((wall_min * 60 * 4)) bash -c '[ -z "$(squeue -h -o %A | head -1)" ]' || log "$policy: jobs still queued at the deadline"
+  date +%s.%N > "$res/t1"
+  sdiag > "$res/sdiag.txt"
+  squeue -h -o '%A %T %R' > "$res/left.txt" || true
+  grep -c 'placement=fabricfit' "$dir/log/slurmctld.log" > "$res/placed_by_fabricfit" || true
+  grep -c 'placement=slurm' "$dir/log/slurmctld.log" > "$res/placed_by_slurm" || true
+  cp "$dir/slurm.conf" "$res/slurm.conf"
+  lab_down "$dir" > "$res/down.log" 2>&1
+  log "$policy: done, lab down"
+}
+
+for p in $policies; do run_policy "$p"; done
+
+# 3. The comparison.
+# shellcheck disable=SC2086 # one argument per policy
+python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$jobs" "$demand" "$routing" "$rule" $policies > "$out/lab.md"
+cat "$out/lab.md"
+if [ "$update_docs" = "--update-docs" ]; then
+  cp "$out/per_job.csv" "$top/docs/lab_stream_jobs.csv"
+  python3 - "$top/docs/placement.md" "$out/lab.md" <<'PY'
+import sys
+doc, frag = sys.argv[1], open(sys.argv[2]).read()
+text = open(doc).read()
+begin, end = "<!-- lab-stream:begin -->", "<!-- lab-stream:end -->"
+if begin not in text or end not in text:
+    sys.exit("lab_stream: docs/placement.md has no lab-stream markers")
+head, rest = text.split(begin, 1)
+_, tail = rest.split(end, 1)
+open(doc, "w").write(head + begin + "\n" + frag + end + tail)
+PY
+fi

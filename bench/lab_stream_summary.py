@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The comparison table of bench/lab_stream.sh, from Slurm's own records: the job
+completion log (jobcomp/filetxt) for every job's nodes, wait and completion time, sdiag
+for the scheduler's cycle times, and the emulators' lines for the modelled slowdown.
+
+  lab_stream_summary.py OUT COMPRESSION CAP_H LOAD JOBS DEMAND ROUTING RULE POLICY...
+
+Prints Markdown (what docs/placement.md shows) and writes OUT/per_job.csv (every job
+under every policy: leaf groups, wait, run, completion time)."""
+import csv
+import json
+import math
+import os
+import re
+import sys
+from datetime import datetime
+
+
+def expand_hostlist(text):
+    """gpu[001-003,007],gpu010 -> names (Slurm's hostlist syntax, one bracket level)."""
+    out = []
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?[^,]*", text):
+        m = re.match(r"^(.*)\[([^\]]*)\](.*)$", part)
+        if not m:
+            out.append(part)
+            continue
+        pre, body, post = m.groups()
+        for r in body.split(","):
+            if "-" in r:
+                a, b = r.split("-")
+                for i in range(int(a), int(b) + 1):
+                    out.append(f"{pre}{i:0{len(a)}d}{post}")
+            else:
+                out.append(pre + r + post)
+    return out
+
+
+def read_jobcomp(path):
+    jobs = {}
+    if not os.path.exists(path):
+        return jobs
+    for line in open(path):
+        f = dict(re.findall(r"(\w+)=(\S*)", line))
+        if "JobId" not in f:
+            continue
+        jobs[f.get("Name", f["JobId"])] = f
+    return jobs
+
+
+def ts(text):
+    return datetime.fromisoformat(text).timestamp()
+
+
+def sdiag_fields(path):
+    """Main scheduler and backfill cycle statistics (microseconds, counts)."""
+    res, section = {}, None
+    if not os.path.exists(path):
+        return res
+    for line in open(path):
+        if line.startswith("Main schedule statistics"):
+            section = "main"
+        elif line.startswith("Backfilling stats"):
+            section = "bf"
+        elif re.match(r"^[A-Z][^:]*:\s*$", line) or line.startswith("Latency") or line.startswith("Remote"):
+            section = None
+        m = re.match(r"^\s+(Total cycles|Mean cycle|Max cycle|Last cycle):\s+(\d+)", line)
+        if section and m:
+            res[f"{section} {m.group(1).lower()}"] = int(m.group(2))
+    return res
+
+
+def emulator_lines(directory):
+    out = {}
+    if not os.path.isdir(directory):
+        return out
+    for name in os.listdir(directory):
+        for line in open(os.path.join(directory, name), errors="replace"):
+            if line.startswith("lab_job "):
+                parts = line.split()
+                kv = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
+                out[parts[1]] = kv
+    return out
+
+
+def mean(xs):
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def p95(xs):
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[math.ceil(0.95 * len(s)) - 1]
+
+
+def main():
+    out, compression, cap_h, load, njobs = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+    demand, routing, rule = sys.argv[6], sys.argv[7], sys.argv[8]
+    policies = sys.argv[9:]
+    stream = list(csv.DictReader(open(os.path.join(out, "jobs.csv"))))
+    runs = {}
+    for p in policies:
+        d = os.path.join(out, p)
+        fabric = json.load(open(os.path.join(d, "fabric.json")))
+        group_of, degraded = {}, set()
+        for g in fabric["leaf_groups"]:
+            for h in g["hosts"]:
+                group_of[h] = g["name"]
+            if g.get("lost_up_gbps", 0) > 0:  # uplink capacity lost to missing or degraded cables
+                degraded.add(g["name"])
+        comp = read_jobcomp(os.path.join(d, "jobcomp.log"))
+        emu = emulator_lines(os.path.join(d, "jobs"))
+        sd = sdiag_fields(os.path.join(d, "sdiag.txt"))
+        per = {}
+        for i, row in enumerate(stream, 1):
+            name = f"s{i}"
+            c = comp.get(name)
+            if not c or c.get("JobState") != "COMPLETED":
+                per[name] = None
+                continue
+            hosts = expand_hostlist(c["NodeList"])
+            groups = sorted({group_of.get(h, "?") for h in hosts})
+            submit, start, end = ts(c["SubmitTime"]), ts(c["StartTime"]), ts(c["EndTime"])
+            e = emu.get(c["JobId"], {})
+            per[name] = {
+                "jobid": c["JobId"], "nodes": int(row["nodes"]), "gpus": int(row["nodes"]) * int(row["gpus_per_node"]),
+                "f": float(row["comm_share"]), "hosts": c["NodeList"], "groups": groups,
+                "degraded": bool(degraded & set(groups)),
+                "wait": start - submit, "run": end - start, "jct": end - submit,
+                "base": float(row["duration_s"]) / compression,
+                "slowdown": float(e.get("slowdown_mean", "nan")),
+                "alone": float(e.get("slowdown_alone", "nan")),
+            }
+        runs[p] = {"jobs": per, "sdiag": sd, "degraded": degraded,
+                   "placed_ff": read_int(os.path.join(d, "placed_by_fabricfit")),
+                   "placed_slurm": read_int(os.path.join(d, "placed_by_slurm")),
+                   "binaries": read_text(os.path.join(d, "binaries.txt")),
+                   "wall": read_float(os.path.join(d, "t1")) - read_float(os.path.join(d, "t0"))}
+
+    # Per job, every policy side by side.
+    with open(os.path.join(out, "per_job.csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        head = ["job", "trace_id", "nodes", "gpus", "comm_share", "base_s"]
+        for p in policies:
+            head += [f"{p}_{k}" for k in ("jobid", "hosts", "leaf_groups", "wait_s", "run_s", "jct_s", "slowdown")]
+        w.writerow(head)
+        for i, row in enumerate(stream, 1):
+            name = f"s{i}"
+            line = [name, row["id"], row["nodes"], int(row["nodes"]) * int(row["gpus_per_node"]), row["comm_share"],
+                    f"{float(row['duration_s']) / compression:.1f}"]
+            for p in policies:
+                j = runs[p]["jobs"][name]
+                line += ([j["jobid"], j["hosts"], " ".join(j["groups"]), f"{j['wait']:.0f}", f"{j['run']:.0f}",
+                          f"{j['jct']:.0f}", f"{j['slowdown']:.3f}"] if j else ["", "", "", "", "", "", ""])
+            w.writerow(line)
+
+    print(f"Stream: the first {njobs} jobs of ElasticFlow cluster04 (trace durations capped at {cap_h} h), "
+          f"arrivals compressed to an offered load of {load} (`fabricfit replay --target-load`), then trace time / "
+          f"{compression:.0f} in the lab. Lab: 64 hosts x 8 GPUs in 8 leaf groups of 8, 2 spines, 2:1 uplinks "
+          f"(4 per leaf), leaf group 3 with half its uplinks at half rate (4xEDR); DefMemPerGPU=400, "
+          f"DefCpuPerGPU=4 (1-GPU jobs share nodes); bf_interval=5, sched_interval=10. Each job is "
+          f"`bench/lab_job.sh`: its base time is its trace duration / {compression:.0f} (its run time in one leaf "
+          f"group with no contention); a multi-host job's pattern comes from the replay's rule `{rule}` (passed "
+          f"as `--comm-pattern`) and its communication share from the replay's draw ({{0.1, 0.3, 0.5}}, seed 1); it runs at 1/slowdown, the slowdown from `fabricfit slowdown` on its "
+          f"real nodes shared with the other running multi-host jobs (re-asked every tick; demand {demand}, routing "
+          f"{routing}). Times below are lab "
+          f"seconds from Slurm's job completion log (1 s resolution).\n")
+    classes = [("all", lambda j: True), ("one host", lambda j: j["nodes"] == 1),
+               ("multi-host", lambda j: j["nodes"] >= 2)]
+    print("| policy | class | jobs done | mean JCT (s) | p95 JCT (s) | mean wait (s) | mean run (s) "
+          "| mean slowdown | GPU-hours (trace) | on >1 leaf group | on the degraded group (split over it) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    stats = {}
+    for p in policies:
+        jobs = runs[p]["jobs"]
+        for cname, pred in classes:
+            js = [j for j in jobs.values() if j and pred(j)]
+            missing = sum(1 for n, j in jobs.items() if j is None and pred_row(stream, n, cname))
+            jct = [j["jct"] for j in js]
+            st = {"n": len(js), "jct": mean(jct), "p95": p95(jct), "wait": mean([j["wait"] for j in js]),
+                  "run": mean([j["run"] for j in js]), "sd": mean([j["slowdown"] for j in js if not math.isnan(j["slowdown"])]),
+                  "gh": sum(j["gpus"] * j["run"] for j in js) * compression / 3600,
+                  "split": sum(1 for j in js if len(j["groups"]) > 1),
+                  "deg": sum(1 for j in js if j["degraded"] and j["nodes"] >= 2),
+                  "deg_split": sum(1 for j in js if j["degraded"] and len(j["groups"]) > 1)}
+            stats[(p, cname)] = st
+            deg = "-" if cname == "one host" else f"{st['deg']} ({st['deg_split']})"
+            print(f"| {p} | {cname} | {st['n']}{f' ({missing} not done)' if missing else ''} | {st['jct']:.1f} | "
+                  f"{st['p95']:.0f} | {st['wait']:.1f} | {st['run']:.1f} | {st['sd']:.3f} | {st['gh']:.0f} | "
+                  f"{st['split']} | {deg} |")
+    print()
+    print("| policy | main cycles | main mean (us) | main max (us) | backfill cycles | backfill mean (us) "
+          "| backfill max (us) | placed by fabricfit / by Slurm | lab wall (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for p in policies:
+        s = runs[p]["sdiag"]
+        print(f"| {p} | {s.get('main total cycles', '?')} | {s.get('main mean cycle', '?')} | "
+              f"{s.get('main max cycle', '?')} | {s.get('bf total cycles', '?')} | {s.get('bf mean cycle', '?')} | "
+              f"{s.get('bf max cycle', '?')} | "
+              f"{runs[p]['placed_ff'] if p == 'fabricfit' else '-'} / {runs[p]['placed_slurm'] if p == 'fabricfit' else '-'} | "
+              f"{runs[p]['wall']:.0f} |")
+    print()
+    if "tree" in policies and "fabricfit" in policies:
+        targets(runs, stats)
+        replay_prediction(os.path.join(out, "replay.json"), compression)
+    print()
+    print("Plugin and CLI used (sha256 prefix):")
+    print()
+    for p in policies:
+        for line in runs[p]["binaries"].splitlines():
+            print(f"- {p}: `{line.strip()}`")
+    print()
+
+
+def pred_row(stream, name, cname):
+    row = stream[int(name[1:]) - 1]
+    n = int(row["nodes"])
+    return cname == "all" or (cname == "one host" and n == 1) or (cname == "multi-host" and n >= 2)
+
+
+def targets(runs, stats):
+    ff, tr = stats[("fabricfit", "multi-host")], stats[("tree", "multi-host")]
+    r = ff["jct"] / tr["jct"] if tr["jct"] else float("nan")
+    print(f"**Targets** (fabricfit against tree on the same stream):\n")
+    print(f"- multi-host mean completion time: {ff['jct']:.1f} s vs {tr['jct']:.1f} s = **{r:.2f}x** "
+          f"(target <= 0.90x): {'met' if r <= 0.9 else 'not met'}")
+    base = mean([j["base"] for j in runs["tree"]["jobs"].values() if j and j["nodes"] >= 2])
+    print(f"  - the floor: the multi-host jobs' mean uncontended run time (no wait, no slowdown) is {base:.1f} s, "
+          f"so no placement can do better than **{base / tr['jct']:.2f}x** tree on this stream; tree's own "
+          f"excess over it is {tr['jct'] - base:.1f} s (waits {tr['wait']:.1f} s, slowdown and launch the rest)")
+    wider, paid = [], 0
+    fj, tj = runs["fabricfit"]["jobs"], runs["tree"]["jobs"]
+    for n, j in fj.items():
+        t = tj.get(n)
+        if j and t and j["nodes"] >= 2 and len(j["groups"]) > len(t["groups"]):
+            wider.append((n, j, t))
+            paid += 1 if j["jct"] <= t["jct"] else 0
+    print(f"- jobs on more leaf groups than under tree: {len(wider)}; of them {paid} completed no later than "
+          f"under tree (they did not lose by starting wide instead of waiting)"
+          f"{'; the others:' if paid < len(wider) else ''}")
+    for n, j, t in wider:
+        if j["jct"] > t["jct"]:
+            print(f"  - {n} ({j['nodes']} hosts, f={j['f']:g}): fabricfit {j['hosts']} in {len(j['groups'])} groups, "
+                  f"wait {j['wait']:.0f} s + run {j['run']:.0f} s; tree {t['hosts']} in {len(t['groups'])}, "
+                  f"wait {t['wait']:.0f} s + run {t['run']:.0f} s")
+    sf, st = runs["fabricfit"]["sdiag"], runs["tree"]["sdiag"]
+    for key, label in (("main mean cycle", "main"), ("bf mean cycle", "backfill")):
+        a, b = sf.get(key), st.get(key)
+        if a is not None and b:
+            print(f"- {label} scheduling cycle (sdiag mean): {a} us vs {b} us = **{a / b:.2f}x** (target <= 1.10x): "
+                  f"{'met' if a / b <= 1.1 else 'not met'}")
+
+
+def replay_prediction(path, compression):
+    """What `fabricfit replay` predicts for the same stream (its tree is the engine's best-fit
+    model of topology/tree; its fabricfit has the adaptive locality wait)."""
+    try:
+        rep = json.load(open(path))
+    except (OSError, ValueError):
+        return
+    multi = {}
+    for r in rep["results"]:
+        c = r["classes"]
+        n = c["within_group"]["jobs"] + c["wider"]["jobs"]
+        jct = (c["within_group"]["jct_mean_s"] * c["within_group"]["jobs"] + c["wider"]["jct_mean_s"] * c["wider"]["jobs"])
+        multi[r["policy"]] = (n, jct / n if n else float("nan"), c["all"]["gpu_hours"])
+    if "fabricfit" in multi and "tree" in multi and multi["tree"][1]:
+        f, t = multi["fabricfit"], multi["tree"]
+        print(f"- the replay on the same stream predicts multi-host mean completion {f[1] / compression:.1f} s vs "
+              f"{t[1] / compression:.1f} s (lab seconds) = {f[1] / t[1]:.2f}x, GPU-hours {f[2]:.0f} vs {t[2]:.0f}")
+
+
+def read_int(path):
+    try:
+        return int(open(path).read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def read_float(path):
+    try:
+        return float(open(path).read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def read_text(path):
+    try:
+        return open(path).read()
+    except OSError:
+        return ""
+
+
+if __name__ == "__main__":
+    main()
