@@ -29,8 +29,12 @@ mkdir -p "$log_dir"
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi) > "$log_dir/autoreconf.log" 2>&1
 if [ ! -f "$build/Makefile" ]; then
   echo "== configure $build (--enable-sanitizers, no Slurm)"
-  (cd "$build" && "$top/configure" --enable-sanitizers CC="ccache gcc" CXX="ccache g++" \
-    FUZZ_CXX="ccache clang++") > "$log_dir/configure.log" 2>&1 ||
+  # ccache where there is one (not on the CI machine); -O1, as the sanitizers' docs advise:
+  # their reports keep their line numbers and the build is a third faster than -O2.
+  cc=gcc cxx=g++ fuzz_cxx=clang++
+  command -v ccache > /dev/null && { cc="ccache $cc"; cxx="ccache $cxx"; fuzz_cxx="ccache $fuzz_cxx"; }
+  (cd "$build" && "$top/configure" --enable-sanitizers CC="$cc" CXX="$cxx" FUZZ_CXX="$fuzz_cxx" \
+    CFLAGS="-g -O1" CXXFLAGS="-g -O1") > "$log_dir/configure.log" 2>&1 ||
     { tail -20 "$log_dir/configure.log"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
