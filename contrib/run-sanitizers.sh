@@ -21,6 +21,8 @@ esac
 # A sanitizer finding must fail the test that hit it, with a stack to read.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:check_initialization_order=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Third-party leaks only (each line says why), never fabricfit's.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top/tests/sanitizers/lsan.supp:print_suppressions=0}
 
 t_start=$SECONDS
 passed=0 failed=0
