@@ -67,7 +67,11 @@ if [ "$do_fuzz" = yes ]; then
   if ! make -C "$build" -j"$(nproc)" fuzz > "$log_dir/fuzz-build.log" 2>&1; then
     tail -20 "$log_dir/fuzz-build.log"; echo "$passed passed, $((failed + 1)) failed"; exit 1
   fi
-  targets=$(make -s -C "$build" print-fuzz-targets)
+  targets=
+  for t in $(make -s -C "$build" print-fuzz-targets); do
+    # FUZZ_SKIP: targets with an open finding outside fabricfit (docs/testing.md), shown, not run.
+    if [[ " ${FUZZ_SKIP:-} " == *" $t "* ]]; then echo "# SKIP $t (FUZZ_SKIP; docs/testing.md)"; else targets+=" $t"; fi
+  done
   run_one() {  # one target on a copy of its corpus; its log says how it went
     make -C "$build" "fuzz-run-${1#fuzz_}" FUZZ_SECONDS="$fuzz_seconds" > "$log_dir/$1.log" 2>&1
   }
