@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The unit tests under ASan and UBSan, then every libFuzzer target for a bounded time
 # (docs/testing.md). (a) configures build-asan (--enable-sanitizers, no Slurm), runs
-# `make check` and counts the GoogleTest lines; (b) builds `make fuzz` there and runs each
+# `make check-TESTS` and counts the GoogleTest lines; (b) builds `make fuzz` there and runs each
 # target for FUZZ_SECONDS (default 20) on a copy of its seed corpus, FUZZ_JOBS at a time
 # (default: the number of cores). Any sanitizer report, failed test or fuzzer crash fails.
 # Ends with one line "N passed, N failed".
@@ -21,6 +21,8 @@ esac
 # A sanitizer finding must fail the test that hit it, with a stack to read.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:check_initialization_order=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Third-party leaks only (each line says why), never fabricfit's.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top/tests/sanitizers/lsan.supp:print_suppressions=0}
 
 t_start=$SECONDS
 passed=0 failed=0
@@ -29,15 +31,20 @@ mkdir -p "$log_dir"
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi) > "$log_dir/autoreconf.log" 2>&1
 if [ ! -f "$build/Makefile" ]; then
   echo "== configure $build (--enable-sanitizers, no Slurm)"
-  (cd "$build" && "$top/configure" --enable-sanitizers CC="ccache gcc" CXX="ccache g++" \
-    FUZZ_CXX="ccache clang++") > "$log_dir/configure.log" 2>&1 ||
+  # ccache where there is one (not on the CI machine); -O1, as the sanitizers' docs advise:
+  # their reports keep their line numbers and the build is a third faster than -O2.
+  cc=gcc cxx=g++ fuzz_cxx=clang++
+  command -v ccache > /dev/null && { cc="ccache $cc"; cxx="ccache $cxx"; fuzz_cxx="ccache $fuzz_cxx"; }
+  (cd "$build" && "$top/configure" --enable-sanitizers CC="$cc" CXX="$cxx" FUZZ_CXX="$fuzz_cxx" \
+    CFLAGS="-g -O1" CXXFLAGS="-g -O1") > "$log_dir/configure.log" 2>&1 ||
     { tail -20 "$log_dir/configure.log"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
 if [ "$do_unit" = yes ]; then
-  echo "== unit tests under ASan+UBSan (make check)"
+  echo "== unit tests under ASan+UBSan (make check-TESTS)"
   t_unit=$SECONDS
-  if make -C "$build" -j"$(nproc)" check > "$log_dir/unit.log" 2>&1; then u_status=ok; else u_status=fail; fi
+  # check-TESTS builds the test programs and what they link, not the CLI (no test runs it).
+  if make -C "$build" -j"$(nproc)" check-TESTS > "$log_dir/unit.log" 2>&1; then u_status=ok; else u_status=fail; fi
   u_logs=()
   for t in $(make -s -C "$build" print-tests 2>/dev/null); do u_logs+=("$build/$t.log"); done
   u_pass=$(cat "${u_logs[@]}" 2>/dev/null | grep -c '^\[       OK \]' || true); u_pass=${u_pass:-0}
@@ -60,7 +67,11 @@ if [ "$do_fuzz" = yes ]; then
   if ! make -C "$build" -j"$(nproc)" fuzz > "$log_dir/fuzz-build.log" 2>&1; then
     tail -20 "$log_dir/fuzz-build.log"; echo "$passed passed, $((failed + 1)) failed"; exit 1
   fi
-  targets=$(make -s -C "$build" print-fuzz-targets)
+  targets=
+  for t in $(make -s -C "$build" print-fuzz-targets); do
+    # FUZZ_SKIP: targets with an open finding outside fabricfit (docs/testing.md), shown, not run.
+    if [[ " ${FUZZ_SKIP:-} " == *" $t "* ]]; then echo "# SKIP $t (FUZZ_SKIP; docs/testing.md)"; else targets+=" $t"; fi
+  done
   run_one() {  # one target on a copy of its corpus; its log says how it went
     make -C "$build" "fuzz-run-${1#fuzz_}" FUZZ_SECONDS="$fuzz_seconds" > "$log_dir/$1.log" 2>&1
   }

@@ -142,7 +142,9 @@ TEST(GeneratedFabric, SixteenThousandHostsReadInUnderASecond) {
   const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(count_nodes(f, NodeType::Ca), 16384u);
   EXPECT_EQ(count_links(f), expected_for(s).links);
+#ifndef __SANITIZE_ADDRESS__  // under ASan (contrib/run-sanitizers.sh) the time means nothing
   EXPECT_LT(seconds, 1.0);
+#endif
   RecordProperty("parse_seconds", std::to_string(seconds));
 }
 
