@@ -68,31 +68,33 @@ slurm_version=$(awk '$1 == "#define" && $2 == "SLURM_VERSION_NUMBER" { print $3;
   "$SLURM_PREFIX/include/slurm/slurm_version.h" |
   { read -r hex; n=$((hex)); printf '%d.%02d.%d\n' $(( (n >> 16) & 255 )) $(( (n >> 8) & 255 )) $(( n & 255 )); })
 [ -z "$release" ] || [ "$release" = "$slurm_version" ] || die "$SLURM_PREFIX holds Slurm $slurm_version, not $release"
-plugin_dir=$SLURM_PREFIX/lib/slurm
 # Where slurm.conf lives for this Slurm: its configured sysconfdir.
 sysconfdir=$(awk '$1 == "sysconfdir" && $2 == "=" { print $3; exit }' "$SLURM_SRC/Makefile" 2>/dev/null)
 [ -n "$sysconfdir" ] || sysconfdir=/etc/slurm
 
 # ---- who owns that Slurm: a dpkg package (depend on it), or nobody (preinst check) ----
+# Packaged Slurm: its headers belong to a -dev package (Debian's libslurm-dev, SchedMD's
+# slurm-smd-dev) and its plugins to another package of the same release (Debian's
+# slurm-wlm-basic-plugins, SchedMD's slurm-smd), whose plugin directory is PluginDir.
 next_micro() { local IFS=.; set -- $1; echo "$1.$2.$(( $3 + 1 ))"; }
+upstream_of() { local v=${1#*:}; echo "${v%-*}"; }
+plugin_dir=$SLURM_PREFIX/lib/slurm
 owner=
-for probe in "$plugin_dir/topology_tree.so" "$SLURM_PREFIX/sbin/slurmctld" "$SLURM_PREFIX/sbin/slurmd" "$SLURM_PREFIX/bin/scontrol"; do
-  [ -e "$probe" ] || continue
-  owner=$(dpkg-query -S "$(realpath "$probe")" 2>/dev/null | head -n1 | sed 's/:.*//; s/,.*//') || owner=
-  [ -z "$owner" ] || break
-done
-if [ -n "$owner" ]; then
-  owner_version=$(dpkg-query -W -f='${Version}' "$owner")
+header_owner=$(dpkg-query -S "$(realpath "$SLURM_PREFIX/include/slurm/slurm_version.h")" 2>/dev/null | head -n1 | sed 's/:.*//; s/,.*//') || header_owner=
+if [ -n "$header_owner" ]; then
+  while IFS= read -r line; do
+    pkg=${line%%:*}; pkg=${pkg%%,*}; path=${line#*: }
+    pv=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) || continue
+    case "$(upstream_of "$pv")" in
+      "$slurm_version"|"$slurm_version"[!0-9]*) owner=$pkg owner_version=$pv plugin_dir=$(dirname "$path"); break ;;
+    esac
+  done < <(dpkg-query -S '*/topology_tree.so' 2>/dev/null)
+  [ -n "$owner" ] || die "Slurm's headers in $SLURM_PREFIX belong to package $header_owner, but no installed package holds Slurm $slurm_version's plugins (topology_tree.so)"
   epoch=
   case "$owner_version" in *:*) epoch=${owner_version%%:*}: ;; esac
-  upstream=${owner_version#*:}; upstream=${upstream%-*}
-  case "$upstream" in
-    "$slurm_version"|"$slurm_version"[!0-9]*) ;;
-    *) die "package $owner $owner_version owns $probe but the headers in $SLURM_PREFIX say Slurm $slurm_version" ;;
-  esac
   slurm_depends="$owner (>= $epoch$slurm_version), $owner (<< $epoch$(next_micro "$slurm_version")~)"
   owner_note="Slurm $slurm_version here belongs to the Debian package $owner ($owner_version): this package depends on $owner at release $slurm_version only."
-  log "Slurm $slurm_version in $SLURM_PREFIX is package $owner $owner_version: Depends: $slurm_depends"
+  log "Slurm $slurm_version is package $owner $owner_version (plugins in $plugin_dir): Depends: $slurm_depends"
 else
   slurm_depends=
   owner_note="Slurm $slurm_version here is built from source in $SLURM_PREFIX, which no Debian package owns: the package refuses to install (preinst) unless the Slurm in $SLURM_PREFIX is release $slurm_version."
