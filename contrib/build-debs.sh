@@ -126,6 +126,12 @@ d=$src/debian
 subst "$d/control.in" > "$d/control"
 subst "$d/fabricfit-slurm-plugins.install.in" > "$d/fabricfit-slurm-plugins.install"
 subst "$d/plugstack-fabricfit.conf.in" > "$d/plugstack-fabricfit.conf"
+# dh_installdeb marks only files under /etc as conffiles: a Slurm configured with another
+# sysconfdir (a source build's <prefix>/etc) gets its snippet listed explicitly.
+case "$sysconfdir/" in
+  /etc/*) ;;
+  *) echo "$sysconfdir/plugstack.conf.d/fabricfit.conf" > "$d/fabricfit-slurm-plugins.conffiles" ;;
+esac
 # A Slurm owned by a package is pinned by Depends; a source-built one by the preinst check.
 [ -n "$owner" ] || subst "$d/preinst.in" > "$d/fabricfit-slurm-plugins.preinst"
 rm -f "$d"/*.in
