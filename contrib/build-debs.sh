@@ -144,12 +144,16 @@ SLURM_SYSCONFDIR = $sysconfdir
 SLURM_DEPENDS = $slurm_depends
 PLUGINS_VERSION = $plugins_version
 EOM
+# The last commit's date (SOURCE_DATE_EPOCH comes from it): the same tree builds the same
+# packages.
+changelog_date=$(git -C "$top" log -1 --format=%aD 2>/dev/null) || changelog_date=
+[ -n "$changelog_date" ] || changelog_date=$(date -R)
 cat > "$d/changelog" <<EOM
 fabricfit ($deb_version) unstable; urgency=medium
 
   * Built by contrib/build-debs.sh for Slurm $slurm_version ($SLURM_PREFIX).
 
- -- fabricfit developers <fabricfit@localhost>  $(date -R)
+ -- fabricfit developers <fabricfit@localhost>  $changelog_date
 EOM
 
 # ---- build ----

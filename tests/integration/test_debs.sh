@@ -26,8 +26,11 @@ make_tmpdir ff-test-debs
 out=$TEST_TMPDIR/debs
 version=$(sed -n 's/^AC_INIT(\[fabricfit\], \[\([^]]*\)\].*/\1/p' "$TOP_SRCDIR/configure.ac")
 
-# ---- build ----
-if ! "$TOP_SRCDIR/contrib/build-debs.sh" --slurm "$release" --out "$out" > "$TEST_TMPDIR/build.log" 2>&1; then
+# ---- build (FABRICFIT_DEBS_DIR: packages build-debs.sh made already, e.g. a rerun) ----
+if [ -n "${FABRICFIT_DEBS_DIR:-}" ]; then
+  mkdir -p "$out" && cp "$FABRICFIT_DEBS_DIR"/*.deb "$out/"
+  diag "packages from $FABRICFIT_DEBS_DIR (not built by this run)"
+elif ! "$TOP_SRCDIR/contrib/build-debs.sh" --slurm "$release" --out "$out" > "$TEST_TMPDIR/build.log" 2>&1; then
   fail "contrib/build-debs.sh --slurm $release" "$(tail -30 "$TEST_TMPDIR/build.log")"
   done_testing
 fi
@@ -43,7 +46,7 @@ check "the command's Depends are shared libraries from shlibs, no Slurm: $cmd_de
 check "the command's package has the CLI, man pages, systemd units and docs" \
   bash -c 'c=$(dpkg-deb -c "$1"); for f in ./usr/bin/fabricfit ./usr/share/man/man1/fabricfit.1.gz \
     ./usr/share/man/man5/fabricfit.conf.5.gz ./lib/systemd/system/fabricfit-discover.timer \
-    ./usr/share/doc/fabricfit/README.md; do grep -q " $f\$" <<<"$c" || { echo "missing $f"; exit 1; }; done' _ "$cmd_deb"
+    ./usr/share/doc/fabricfit/README.md.gz; do grep -q " $f\$" <<<"$c" || { echo "missing $f"; exit 1; }; done' _ "$cmd_deb"
 plug_version=$(dpkg-deb -f "$plug_deb" Version)
 check "the plugins' version names the Slurm release ($plug_version)" \
   bash -c '[[ "$1" == *"+slurm$2" ]]' _ "$plug_version" "$release"
@@ -74,12 +77,13 @@ if [ ! -s "$root_tar" ]; then
     [ -f "$f" ] && grep -q "$codename" "$f" && grep -qE '^(deb |Types:.*\bdeb\b)' "$f" && sources+=("$f")
   done
   mkdir -p "$cache"
-  if ! mmdebstrap --variant=apt "$codename" "$root_tar.tmp" "${sources[@]}" > "$TEST_TMPDIR/mmdebstrap.log" 2>&1; then
-    rm -f "$root_tar.tmp"
+  # mmdebstrap writes a tarball when the name ends in .tar (else a directory).
+  if ! mmdebstrap --variant=apt "$codename" "$cache/.debroot-$codename.tmp.tar" "${sources[@]}" > "$TEST_TMPDIR/mmdebstrap.log" 2>&1; then
+    rm -rf "$cache/.debroot-$codename.tmp.tar"
     fail "mmdebstrap made a $codename root" "$(tail -20 "$TEST_TMPDIR/mmdebstrap.log")"
     done_testing
   fi
-  mv "$root_tar.tmp" "$root_tar"
+  mv "$cache/.debroot-$codename.tmp.tar" "$root_tar"
 fi
 root=$TEST_TMPDIR/root
 mkdir -p "$root" && tar -C "$root" -xf "$root_tar"
@@ -91,7 +95,8 @@ in_root() {
   unshare --mount --fork sh -c 'mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" &&
     shift && exec chroot "$0" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive sh -c "$1"' "$root" "$root" "$1"
 }
-check "the fresh root has no Slurm and no fabricfit" bash -c '! [ -e "$1/usr/bin/fabricfit" ] && ! [ -e "$1'"$prefix"'" ]' _ "$root"
+check "a fresh $codename root, with apt, without Slurm and fabricfit" \
+  bash -c '[ -x "$1/usr/bin/apt-get" ] && ! [ -e "$1/usr/bin/fabricfit" ] && ! [ -e "$1'"$prefix"'" ]' _ "$root"
 if in_root "apt-get -q update && apt-get install -y -q --no-install-recommends /tmp/$(basename "$cmd_deb")" > "$TEST_TMPDIR/apt.log" 2>&1; then
   ok "apt-get install ./$(basename "$cmd_deb") on a fresh $codename system"
 else
