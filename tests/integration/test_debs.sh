@@ -183,7 +183,8 @@ if [ -n "$place_dir" ] && [ -f "$place_dir/lab/slurm.conf" ]; then
     bash -c 'dpkg-query -S "$1" | grep -q "^fabricfit-slurm-plugins: "' _ "$lab_spank"
   check "and it ran the package's command (FABRICFIT_BIN=/usr/bin/fabricfit: generate, discover)" \
     bash -c 'dpkg-query -S /usr/bin/fabricfit | grep -q "^fabricfit: "'
-  rm -rf "$place_dir"
+  # Its logs stay when it failed.
+  [ "$place_rc" -ne 0 ] || rm -rf "$place_dir"
 else
   fail "the placement test's lab directory was kept" "$(tail -5 "$place_log")"
 fi
