@@ -62,6 +62,7 @@ PACKAGES=(
   clang-format clang-tidy
   jq
   chromium
+  debhelper mmdebstrap
 )
 
 missing=()

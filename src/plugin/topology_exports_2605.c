@@ -60,9 +60,10 @@ extern int topology_p_eval_node(topology_eval_t *topo_eval, int node_idx)
 	return common_test_node(topo_eval, node_idx);
 }
 
+/* get_rank (below) follows the order of the decision made here. */
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
-	return ffg_eval_nodes(topo_eval);
+	return ffg_eval_nodes_ranked(topo_eval);
 }
 
 extern int topology_p_whole_topo(bitstr_t *node_mask, void *tctx)

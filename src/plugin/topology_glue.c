@@ -262,33 +262,3 @@ extern uint32_t ffg_get_fragmentation(bitstr_t *node_mask)
 		return 0;
 	return (uint32_t)(unusable + 0.5);
 }
-
-/*
- * Each node's rank for the task layout (Slurm 26.05+): the leaf group fabricfit knows it
- * in, shifted by unit_shift, then its place in fabricfit's host order, so that a job's
- * tasks fill one leaf group before the next. Without a snapshot Slurm keeps its own order.
- */
-extern int ffg_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size, int unit_shift)
-{
-	uint32_t count, pos = 0;
-	const uint32_t low_mask = (1u << unit_shift) - 1, no_unit = UINT32_MAX >> unit_shift;
-
-	*node_rank = NULL;
-	*size = 0;
-	if (!node_bitmap || !(count = bit_set_count(node_bitmap)))
-		return SLURM_SUCCESS;
-	ffg_refresh_engine();
-	if (!engine || mapped_node_count != node_record_count || nodes_changed)
-		return SLURM_SUCCESS;
-	*node_rank = xcalloc(count, sizeof(**node_rank));
-	*size = count;
-	for (int i = 0; next_node_bitmap(node_bitmap, &i); i++, pos++) {
-		int host = host_of_node[i];
-		int group = (host >= 0) ? ff_engine_host_leaf_group(engine, host) : -1;
-		int rank = (host >= 0) ? ff_engine_host_rank(engine, host) : i;
-
-		(*node_rank)[pos] = ((group >= 0) ? (uint32_t)group : no_unit) << unit_shift |
-				    ((uint32_t)rank & low_mask);
-	}
-	return SLURM_SUCCESS;
-}

@@ -39,6 +39,8 @@ extern int ffg_topoinfo_print(void *topoinfo_ptr, char *nodes_list, char **out);
 extern int ffg_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer, uint16_t protocol_version);
 /* topology_glue.c: */
 extern uint32_t ffg_get_fragmentation(bitstr_t *node_mask);
+/* topology_rank.c (26.05+): eval_nodes that keeps its decision's order for get_rank. */
+extern int ffg_eval_nodes_ranked(topology_eval_t *topo_eval);
 extern int ffg_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size,
 			int unit_shift);
 
