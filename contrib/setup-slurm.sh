@@ -59,7 +59,7 @@ PACKAGES=(
   libibnetdisc-dev libibmad-dev libibumad-dev infiniband-diags ibsim-utils libumad2sim0 opensm
   libboost-graph-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang-format clang-tidy
+  clang-format clang-tidy clang
   jq
   chromium
   debhelper mmdebstrap
