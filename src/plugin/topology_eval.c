@@ -268,18 +268,21 @@ static void _note_allocation(topology_eval_t *topo_eval, bitstr_t *candidates,
 	if (!topo_eval->job_ptr->best_switch || _test_only(topo_eval))
 		return;
 	if (placed) {
+		/* Not host_chosen: on 26.05 get_rank reads the decision's order from it. */
 		int hosts = ff_engine_host_count(engine);
+		int *got = xcalloc(MAX(hosts, 1), sizeof(int));
 		for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
 			int host =
 			    (i < mapped_node_count && ffg_slot_current(i)) ? host_of_node[i] : -1;
-			if (host >= 0 && host < hosts)
-				host_chosen[n++] = host;
+			if (host >= 0 && host < hosts && n < (unsigned)hosts)
+				got[n++] = host;
 		}
-		if (ff_engine_job_record(engine, request, host_chosen, n, host_free, host_total,
-					 record, sizeof(record), err, sizeof(err)) != FF_OK) {
+		if (ff_engine_job_record(engine, request, got, n, host_free, host_total, record,
+					 sizeof(record), err, sizeof(err)) != FF_OK) {
 			placed = false;
 			reason = err;
 		}
+		xfree(got);
 	}
 	if (!placed && ff_engine_record(engine, NULL, NULL, 0, NULL, NULL, pattern, reason, record,
 					sizeof(record), err, sizeof(err)) != FF_OK) {

@@ -190,9 +190,15 @@ _job_done() {
 
 # wait_job JOBID SECS: wait (bounded) until the job reaches a final state; print that state.
 # Returns 1 on timeout (and prints the state it is stuck in).
+# Under topology/fabricfit, also until the controller has logged the job's decision: its
+# placement-record thread writes that line shortly after the allocation, which a short job
+# can outrun.
 wait_job() {
-  local id=$1 secs=$2
+  local id=$1 secs=$2 log=${FABRICFIT_LAB_DIR:-/nonexistent}/log/slurmctld.log
   if wait_for "$secs" _job_done "$id"; then
+    if grep -q "topology/fabricfit loaded" "$log" 2>/dev/null; then
+      wait_for 5 grep -qE "fabricfit: eval_nodes JobId=${id}[ _+]" "$log" || true
+    fi
     job_state "$id"; return 0
   fi
   job_state "$id"; return 1
