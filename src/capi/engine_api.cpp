@@ -216,7 +216,9 @@ int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, con
       gpus.total[h] = std::clamp(gpus.total[h], 0, ff_engine::kMaxGpusPerHost);
       gpus.free[h] = std::clamp(gpus.free[h], 0, gpus.total[h]);
     }
-    const auto report = fabricfit::measure_fragmentation(engine->index, gpus, engine->frag_for(gpus));
+    std::optional<fabricfit::FragModel> scratch;
+    const auto report =
+        fabricfit::measure_fragmentation(engine->index, gpus, engine->frag_for(gpus, scratch));
     *share = report.frag;
     *unusable_gpus = report.unusable;
     return FF_OK;

@@ -35,15 +35,18 @@ struct ff_engine {
 
   // The fragmentation model follows the cluster's GPUs per host (4-GPU and 8-GPU hosts need
   // different job mixes). frag_for() leaves the engine alone, as callers that only read it
-  // (fragmentation for backfill, records) may run beside a placement; fit_frag() keeps the
-  // placement's model, rebuilt only when the largest host changes.
-  [[nodiscard]] fabricfit::FragModel frag_for(const fabricfit::GpuState& state) const {
+  // (fragmentation for backfill, records) may run beside a placement: it returns the
+  // engine's model when it fits, else one built in `scratch` (no copy on backfill's path).
+  // fit_frag() keeps the placement's model, rebuilt only when the largest host changes.
+  [[nodiscard]] const fabricfit::FragModel& frag_for(const fabricfit::GpuState& state,
+                                                     std::optional<fabricfit::FragModel>& scratch) const {
     const int g = std::clamp(state.max_gpus_per_host(), 1, kMaxGpusPerHost);
     if (g == frag.max_gpus()) return frag;
-    return {fabricfit::WorkloadMix::standard(g), g, std::max(1, index.largest_leaf_group())};
+    return scratch.emplace(fabricfit::WorkloadMix::standard(g), g, std::max(1, index.largest_leaf_group()));
   }
   void fit_frag(const fabricfit::GpuState& state) {
-    if (std::clamp(state.max_gpus_per_host(), 1, kMaxGpusPerHost) != frag.max_gpus()) frag = frag_for(state);
+    std::optional<fabricfit::FragModel> fitted;
+    if (&frag_for(state, fitted) != &frag) frag = std::move(*fitted);
   }
 
   fabricfit::Snapshot snapshot;

@@ -68,8 +68,9 @@ int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpu
     std::string text;
     if (free_gpus != nullptr && total_gpus != nullptr) {
       const auto state = gpu_state(engine, free_gpus, total_gpus);
-      const auto frag = engine->frag_for(state);
-      text = fabricfit::placement_record(engine->index, &frag, &state, h, g, p, reason);
+      std::optional<fabricfit::FragModel> scratch;
+      text = fabricfit::placement_record(engine->index, &engine->frag_for(state, scratch), &state, h, g, p,
+                                         reason);
     } else {
       text = fabricfit::placement_record(engine->index, nullptr, nullptr, h, g, p, reason);
     }

@@ -172,12 +172,9 @@ static void _free_names(void)
 	xfree(mapped_name);
 }
 
-/* Maps Slurm's node table onto the fabric's hosts (node indices change on reconfigure). */
-extern void ffg_map_nodes(void)
+/* The node map and the per-host scratch arrays sized by it. */
+static void _free_map(void)
 {
-	int hosts = ff_engine_host_count(engine);
-	node_record_t *node_ptr;
-
 	_free_names();
 	xfree(host_of_node);
 	xfree(node_of_host);
@@ -185,6 +182,15 @@ extern void ffg_map_nodes(void)
 	xfree(host_free);
 	xfree(host_total);
 	xfree(host_chosen);
+}
+
+/* Maps Slurm's node table onto the fabric's hosts (node indices change on reconfigure). */
+extern void ffg_map_nodes(void)
+{
+	int hosts = ff_engine_host_count(engine);
+	node_record_t *node_ptr;
+
+	_free_map();
 	mapped_node_count = node_record_count;
 	mapped_name = xcalloc(MAX(node_record_count, 1), sizeof(char *));
 	host_of_node = xcalloc(MAX(node_record_count, 1), sizeof(int));
@@ -284,12 +290,6 @@ extern void ffg_free_engine(void)
 	engine = NULL;
 	pthread_rwlock_unlock(&engine_lock);
 	xfree(mismatch_note);
-	_free_names();
-	xfree(host_of_node);
-	xfree(node_of_host);
-	xfree(host_allowed);
-	xfree(host_free);
-	xfree(host_total);
-	xfree(host_chosen);
+	_free_map();
 	mapped_node_count = -1;
 }
