@@ -204,6 +204,15 @@ wait_job() {
   job_state "$id"; return 1
 }
 
+# log_count_reaches FILE REGEX N SECS: wait (bounded) until FILE has at least N lines matching
+# REGEX (grep basic syntax); print the count. A controller's decision lines come from its
+# placement-record thread, a little after the jobs they describe may have ended.
+log_count_reaches() {
+  local file=$1 re=$2 want=$3 secs=$4
+  wait_for "$secs" bash -c '[ "$(grep -c -- "$2" "$1")" -ge "$3" ]' _ "$file" "$re" "$want" || true
+  grep -c -- "$re" "$file"
+}
+
 # ---------------------------------------------------------------------------------------------
 # Other processes (ibsim run directly by a test)
 # ---------------------------------------------------------------------------------------------

@@ -78,7 +78,8 @@ fi
 # Job arrays: every task is a job of its own, each placed by fabricfit.
 arr=$(sbatch --parsable -o /dev/null --array=1-3 -N 2 --gpus-per-node=8 --wrap true)
 wait_for 60 bash -c "[ -z \"\$(squeue -h -j $arr)\" ]"
-n=$(grep -c "fabricfit: eval_nodes JobId=${arr}_[1-3]([0-9]*) .*placement=fabricfit leaf_groups=1 " "$ctld_log")
+n=$(log_count_reaches "$ctld_log" "fabricfit: eval_nodes JobId=${arr}_[1-3]([0-9]*) .*placement=fabricfit leaf_groups=1 " 3 10)
+[ "$n" = 3 ] || grep "JobId=${arr}" "$ctld_log" | sed 's/^/# /' | tail -20
 check "each of the 3 array tasks was placed by fabricfit (found $n)" test "$n" = 3
 
 # Heterogeneous job: each component is placed on its own.
@@ -92,7 +93,8 @@ EOS
 het=$(sbatch --parsable -o /dev/null "$TEST_TMPDIR/het.sh")
 het=${het%%+*}
 wait_for 60 bash -c "[ -z \"\$(squeue -h -j $het)\" ]"
-n=$(grep -c "fabricfit: eval_nodes JobId=$het+[01]([0-9]*) .*placement=fabricfit leaf_groups=1 " "$ctld_log")
+n=$(log_count_reaches "$ctld_log" "fabricfit: eval_nodes JobId=$het+[01]([0-9]*) .*placement=fabricfit leaf_groups=1 " 2 10)
+[ "$n" = 2 ] || grep "JobId=${het}" "$ctld_log" | sed 's/^/# /' | tail -20
 check "both components of a heterogeneous job were placed by fabricfit (found $n)" test "$n" = 2
 
 # --switches=N@T: honoured. Twelve nodes need both leaf groups: with --switches=1 the job

@@ -54,10 +54,8 @@ std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> p
 }
 
 const decltype(pods(Fabric{})) kTwoPods = {
-    {"pod-01",
-     {{"ib-leaf-001", "ib-leaf-002"}, {"ib-p01-spine-01", "ib-p01-spine-02"}}},
-    {"pod-02",
-     {{"ib-leaf-003", "ib-leaf-004"}, {"ib-p02-spine-01", "ib-p02-spine-02"}}},
+    {"pod-01", {{"ib-leaf-001", "ib-leaf-002"}, {"ib-p01-spine-01", "ib-p01-spine-02"}}},
+    {"pod-02", {{"ib-leaf-003", "ib-leaf-004"}, {"ib-p02-spine-01", "ib-p02-spine-02"}}},
 };
 const std::vector<std::string> kCores = {"ib-core-01", "ib-core-02"};
 const std::vector<std::string> kSpines = {"ib-p01-spine-01", "ib-p01-spine-02", "ib-p02-spine-01",

@@ -36,7 +36,7 @@ TEST(TopographDump, TiersRailsAndLeafGroups) {
   EXPECT_EQ(f.hosts.size(), 120u);
   EXPECT_FALSE(f.host_index("localhost"));
   EXPECT_FALSE(f.host_index("ubuntu"));
-  ASSERT_EQ(f.leaf_groups.size(), 8u);                               // the eight scalable units
+  ASSERT_EQ(f.leaf_groups.size(), 8u);                      // the eight scalable units
   EXPECT_EQ(f.leaf_groups[0].name, "A09-P1-IBLEAF-01-01");  // its rail-2 leaf is missing
   EXPECT_EQ(f.leaf_groups[0].leaves[2], FabricGraph::null_vertex());
   EXPECT_EQ(f.leaf_groups[3].name, "A09-P1-IBLEAF-01-04");
@@ -63,8 +63,7 @@ TEST(TopographDump, QuirksAreReportedNotGuessed) {
   // The UFM server sits on rail-2/3 leaves with mlx5_0/1; "ubuntu" beside it is a default name.
   EXPECT_TRUE(mentions(f, WarningKind::RailMismatch, "B11-P1-CUFM-02 mlx5_0"));
   EXPECT_TRUE(mentions(f, WarningKind::DefaultHostName, "5 HCA(s)"));
-  EXPECT_TRUE(
-      mentions(f, WarningKind::MissingRail, "A09-P1-IBLEAF-01-01 (10 hosts) has no leaf on rail 2"));
+  EXPECT_TRUE(mentions(f, WarningKind::MissingRail, "A09-P1-IBLEAF-01-01 (10 hosts) has no leaf on rail 2"));
   EXPECT_TRUE(mentions(f, WarningKind::UnevenUplinks,
                        "A09-P1-IBLEAF-01-02 has 14 uplink(s) where most leaves have 18"));
   EXPECT_EQ(count_warnings(f, WarningKind::Island), 0);
