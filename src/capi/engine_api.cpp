@@ -193,11 +193,13 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     const auto& s = decision->chosen.score;
     for (std::size_t i = 0; i < a.hosts.size(); ++i) chosen[i] = a.hosts[i];
     *nchosen = static_cast<unsigned>(a.hosts.size());
-    copy_out(fmt::format("leaf_groups={} pods={} spine_bytes={:.3f} core_bytes={:.3f} max_uplink_load={:.4f} "
-                         "frag_delta={:+.4f} cost={:.4f}{}{}",
-                         s.leaf_groups, s.pods, s.spine_bytes, s.core_bytes, s.max_uplink_load, s.frag_delta,
-                         s.cost, s.bottleneck.empty() ? "" : " bottleneck=", s.bottleneck),
-             summary, summary_len);
+    // The DebugFlags=Placement line: the placement record's units (GB crossing a spine per GB
+    // of message volume, ms per GB on the busiest uplink), not the selector's internal cost.
+    std::string line = fmt::format("leaf_groups={} cross_spine_gb={:.3g}", s.leaf_groups, s.spine_bytes);
+    if (s.pods > 0) line += fmt::format(" pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
+    line += fmt::format(" uplink_ms={:.3g}", 1000 * s.max_uplink_load);
+    if (!s.bottleneck.empty()) line += " busiest_uplink=" + s.bottleneck;
+    copy_out(line, summary, summary_len);
     return FF_OK;
   });
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "topology/ibnd_cache_check.hpp"
 #include "topology/ibnd_convert.hpp"
 
 namespace fabricfit {
@@ -57,6 +58,8 @@ RawFabric load_ibnd_cache(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw DiscoveryError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  // libibnetdisc trusts the file (see ibnd_cache_check.hpp): check it first.
+  check_ibnd_cache_file(path);
   FabricPtr fabric(ibnd_load_fabric(path.c_str(), 0));
   if (!fabric) throw DiscoveryError(fmt::format("{}: not a readable ibnd cache file", path));
   if (fabric->nodes == nullptr) throw DiscoveryError(fmt::format("{}: the ibnd cache holds no nodes", path));

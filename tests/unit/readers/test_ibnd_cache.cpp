@@ -10,6 +10,7 @@
 #include <string>
 
 #include "reader_test_util.hpp"
+#include "topology/ibnd_cache_check.hpp"
 #include "topology/ibnd_reader.hpp"
 #include "topology/raw_fabric_dump.hpp"
 #include "topology/raw_fabric_order.hpp"
@@ -86,16 +87,71 @@ void expect_load_error(const std::string& path, const std::string& part) {
 
 TEST(IbndCache, BadFilesAreErrorsNamingTheFile) {
   expect_load_error("/nonexistent/fabric.ibnd", "cannot open");
-  expect_load_error(capture("two-tier.ibnetdiscover"), "not a readable ibnd cache file");
+  expect_load_error(capture("two-tier.ibnetdiscover"), "byte 0: not an ibnd cache (magic 0x");
 
   const std::string whole = slurp(capture("two-tier.ibnd"));
   ASSERT_GT(whole.size(), 1000u);
-  for (std::size_t keep : {std::size_t{0}, std::size_t{16}, whole.size() / 2, whole.size() - 1}) {
+  const std::pair<std::size_t, const char*> cuts[] = {
+      {0, "byte 0: 0 bytes, shorter than an ibnd cache's 28-byte header"},
+      {16, "shorter than an ibnd cache's 28-byte header"},
+      {whole.size() / 2, "ports, the file ends in port "},
+      {whole.size() - 1, "ports, the file ends in port "}};
+  for (const auto& [keep, why] : cuts) {
     SCOPED_TRACE(keep);
     const std::string path = ::testing::TempDir() + "/truncated-" + std::to_string(keep) + ".ibnd";
     std::ofstream(path, std::ios::binary) << whole.substr(0, keep);
-    expect_load_error(path, "not a readable ibnd cache file");
+    expect_load_error(path, why);
     std::remove(path.c_str());
+  }
+}
+
+// A cache with one byte changed, written to a scratch file.
+std::string changed_cache(const std::string& name, std::size_t at, char to) {
+  std::string bytes = slurp(capture("two-tier.ibnd"));
+  EXPECT_LT(at, bytes.size());
+  bytes[at] = to;
+  const std::string path = ::testing::TempDir() + "/" + name + ".ibnd";
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// libibnetdisc trusts the cache: an LMC above 7 made its loader allocate until the process
+// ran out of memory (found by fuzz_ibnd_cache), and a port number above the node's port count
+// made it write past the node's port array. Both are refused before libibnetdisc sees them.
+TEST(IbndCache, FilesLibibnetdiscWouldMishandleAreRefusedFirst) {
+  expect_load_error(fixture("../fuzz/findings/ibnd_cache-oom-in-libibnetdisc.ibnd"),
+                    "byte 3193: port 0x0002c90302000001/3 has LMC 61; an LMC is at most 7");
+
+  // The first node (a host HCA with 1 port) starts after the 28-byte header; its first port
+  // key follows its 207 bytes: 8 bytes of GUID, then the port number.
+  const std::string past = changed_cache("port-past-the-node", 28 + 207 + 8, 2);
+  expect_load_error(past, "byte 235: node 0x");
+  expect_load_error(past, " has 1 ports but lists port 2");
+  std::remove(past.c_str());
+
+  // The header counts one port more than the file holds.
+  const std::string more =
+      changed_cache("one-port-more", 12, static_cast<char>(slurp(capture("two-tier.ibnd"))[12] + 1));
+  expect_load_error(more, "ports, the file ends in port ");
+  std::remove(more.c_str());
+
+  // The discovery's first node (its GUID at byte 16 of the header) is not in the file.
+  const std::string lost = changed_cache("first-node-lost", 16, 0x55);
+  expect_load_error(lost, "byte 16: the discovery's first node 0x");
+  std::remove(lost.c_str());
+
+  std::string bytes = slurp(capture("two-tier.ibnd"));
+  bytes += std::string(5, '\0');
+  const std::string tail = ::testing::TempDir() + "/tail.ibnd";
+  std::ofstream(tail, std::ios::binary) << bytes;
+  expect_load_error(tail, "5 bytes after the last of the ");
+  std::remove(tail.c_str());
+}
+
+TEST(IbndCache, EveryCapturedCachePassesTheCheck) {
+  for (const char* name : {"two-tier.ibnd", "two-rail-edr.ibnd", "two-tier-partial.ibnd"}) {
+    SCOPED_TRACE(name);
+    EXPECT_NO_THROW(check_ibnd_cache_file(capture(name)));
   }
 }
 
