@@ -5,6 +5,7 @@
 # InfiniBand fabric (ibsim), for trying and testing fabricfit.
 #
 #   lab.sh up     [options]   generate a fabric, start ibsim, munged, slurmctld, N slurmds
+#                             (with --accounting slurmdbd also MariaDB and slurmdbd, so sacct works)
 #   lab.sh down   [--dir DIR] stop exactly the processes `up` started (no-op if not up)
 #   lab.sh status [--dir DIR] per-daemon liveness and an sinfo summary; exit 1 unless all up
 #   lab.sh env    [--dir DIR] print `export ...` lines for using sbatch/srun/scontrol on the lab
@@ -50,11 +51,15 @@ SPANK_SO=          # --spank-plugin: the fabricfit.so plugstack.conf loads (defa
 STORAGE_HCAS=0     # --storage-hcas: 1 gives every host a storage HCA (mlx5_<rails>) on a storage leaf
 COMPUTE_HCA=       # --compute-hca: the discovery's compute-HCA pattern (default: every HCA)
 PLUGIN_DIR=        # optional directory searched for plugins before Slurm's own (PluginDir)
+ACCOUNTING=none    # --accounting slurmdbd: job history in slurmdbd on a lab MariaDB (sacct)
+MYSQL_PORT=        # DBD_PORT + 1 with --accounting slurmdbd
+DBD_PORT=          # --dbd-port: slurmdbd's port (default: just above the slurmd ports);
+                   # MariaDB listens on the next one
 SLURM_ENV_FILE=${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}
 SLURM_RELEASE=${FABRICFIT_SLURM_VERSION:-}  # --slurm: a release under /opt/fabricfit/slurm instead
 UMAD2SIM_SO=${FABRICFIT_UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 
-DAEMONS_ORDER=(slurmd slurmctld munged ibsim) # order in which `down` stops things
+DAEMONS_ORDER=(slurmd slurmctld slurmdbd mariadbd munged ibsim) # order in which `down` stops things
 
 # ---------------------------------------------------------------------------------------------
 # Messages
@@ -80,7 +85,8 @@ Usage: $PROG up     [--nodes N] [--leaves L] [--gpus G] [--rails R] [--spines S]
                     [--cpus C] [--mem MB] [--timeout SECS] [--fabricfit-conf FILE]
                     [--slurm-conf-extra FILE] [--spank-plugin SO] [--storage-hcas N]
                     [--compute-hca REGEX] [--plugin-dir DIR] [--umad2sim|--no-umad2sim]
-                    [--slurm VERSION] [--degrade SPEC]... [--force]
+                    [--slurm VERSION] [--degrade SPEC]... [--accounting none|slurmdbd]
+                    [--dbd-port P] [--force]
        $PROG down   [--dir DIR]
        $PROG restart-slurmctld [--dir DIR] [--signal TERM|KILL]
                                              stop slurmctld (TERM: it saves its state; KILL:
@@ -112,6 +118,13 @@ FABRICFIT_UMAD2SIM (path of libumad2sim.so).
                         (groups=LIST,rail=R,fraction=F,rate=RATE, e.g. groups=3,fraction=0.5,rate=4xEDR)
   --plugin-dir DIR      look for plugins (topology_fabricfit.so) in DIR before Slurm's plugin
                         directory: a build's plugin tried without installing it
+  --accounting slurmdbd
+                        job history as a site keeps it: a MariaDB server (data in DIR/mysql,
+                        127.0.0.1 only, throw-away: no grant tables) and slurmdbd, with
+                        AccountingStorageType=accounting_storage/slurmdbd, so sacct works
+                        (needs Slurm built with MariaDB: contrib/setup-slurm.sh does that)
+  --dbd-port P          slurmdbd's port (default: the one after the last slurmd port); MariaDB
+                        listens on P+1
   --force               with up: take down a running lab in DIR first
 EOF
 }
@@ -200,6 +213,8 @@ set_paths() {
   MUNGE_DIR=$LAB_DIR/munge
   MUNGE_SOCK=$MUNGE_DIR/munge.socket
   IBSIM_DIR=$LAB_DIR/ibsim
+  DB_DIR=$LAB_DIR/mysql
+  DBD_CONF=$LAB_DIR/slurmdbd.conf
 }
 
 # Run a Slurm client command against this lab.
@@ -295,6 +310,7 @@ lab_pids() {
     done
     if pid=$(read_pidfile "$MUNGE_DIR/munged.pid"); then echo "munged $pid"; fi
     if pid=$(read_pidfile "$RUN/slurmctld.pid"); then echo "slurmctld $pid"; fi
+    if pid=$(read_pidfile "$RUN/slurmdbd.pid"); then echo "slurmdbd $pid"; fi
     for f in "$RUN"/slurmd.*.pid; do
       [ -e "$f" ] || continue
       if pid=$(read_pidfile "$f"); then echo "slurmd $pid"; fi
@@ -464,7 +480,9 @@ cmd_status() {
   local all ok=1 pid name
   all=$(lab_pids)
   echo "lab $LAB_DIR: $NODES nodes, topology/$TOPOLOGY, slurmctld port $CTLD_PORT, ibsim $IBSIM_SOCKNAME"
-  for name in ibsim munged slurmctld; do
+  local names=(ibsim munged slurmctld)
+  if [ "${ACCOUNTING:-none}" = slurmdbd ]; then names+=(mariadbd slurmdbd); fi
+  for name in "${names[@]}"; do
     pid=$(awk -v n="$name" '$1 == n { print $2; exit }' <<<"$all")
     if [ -n "$pid" ]; then
       printf '  %-10s running (pid %s)\n' "$name" "$pid"
@@ -541,6 +559,25 @@ validate_up_args() {
   if [ -n "$FF_CONF_SRC" ]; then [ -r "$FF_CONF_SRC" ] || die "--fabricfit-conf $FF_CONF_SRC is not readable"; fi
   if [ -n "$SLURM_CONF_EXTRA" ]; then [ -r "$SLURM_CONF_EXTRA" ] || die "--slurm-conf-extra $SLURM_CONF_EXTRA is not readable"; fi
   if [ -n "$PLUGIN_DIR" ]; then [ -d "$PLUGIN_DIR" ] || die "--plugin-dir $PLUGIN_DIR is not a directory"; fi
+  case $ACCOUNTING in
+    none) ;;
+    slurmdbd)
+      DBD_PORT=${DBD_PORT:-$(( SLURMD_PORT + NODES ))}
+      if ! is_uint "$DBD_PORT" || [ "$DBD_PORT" -eq 0 ] || [ "$DBD_PORT" -ge 65535 ]; then
+        die "--dbd-port must be a port below 65535 (got '$DBD_PORT')"
+      fi
+      MYSQL_PORT=$(( DBD_PORT + 1 ))
+      if [ "$DBD_PORT" -le $(( SLURMD_PORT + NODES - 1 )) ] && [ "$MYSQL_PORT" -ge "$SLURMD_PORT" ]; then
+        die "--dbd-port $DBD_PORT (and MariaDB on $MYSQL_PORT) overlap the slurmd ports $SLURMD_PORT-$(( SLURMD_PORT + NODES - 1 ))"
+      fi
+      if [ "$CTLD_PORT" -eq "$DBD_PORT" ] || [ "$CTLD_PORT" -eq "$MYSQL_PORT" ]; then
+        die "--dbd-port $DBD_PORT (and MariaDB on $MYSQL_PORT) collide with --ctld-port $CTLD_PORT"
+      fi
+      [ -x "$(mariadb_bin mariadbd)" ] && [ -x "$(mariadb_bin mariadb-install-db)" ] ||
+        die "mariadbd or mariadb-install-db not found (Debian packages mariadb-server-core, mariadb-client-core; contrib/setup-slurm.sh installs it)"
+      ;;
+    *) die "--accounting must be none or slurmdbd (got '$ACCOUNTING')" ;;
+  esac
 }
 
 find_fabricfit() {
@@ -570,8 +607,8 @@ prepare_dir() {
       die "a lab is already running in $LAB_DIR (use '$PROG down --dir $LAB_DIR', or up --force)"
     fi
   fi
-  rm -rf "${LAB_DIR:?}"/{run,log,state,spool,munge,ibsim,dev,ctld} "$LAB_ENV" "$LAB_DIR/nodes" \
-    "$LAB_DIR"/{slurm.conf,gres.conf,cgroup.conf,plugstack.conf,topology.conf,fabricfit.conf,fabric.net}
+  rm -rf "${LAB_DIR:?}"/{run,log,state,spool,munge,ibsim,dev,ctld,mysql} "$LAB_ENV" "$LAB_DIR/nodes" \
+    "$LAB_DIR"/{slurm.conf,slurmdbd.conf,gres.conf,cgroup.conf,plugstack.conf,topology.conf,fabricfit.conf,fabric.net}
   mkdir -p "$RUN/spawn" "$LOGS" "$LAB_DIR/state" "$LAB_DIR/spool" "$LAB_DIR/dev" "$IBSIM_DIR" "$LAB_DIR/ctld"
   # munged insists that every directory above its socket is searchable by everybody.
   chmod 0755 "$LAB_DIR"
@@ -587,7 +624,8 @@ prepare_dir() {
 # Port collisions show up as obscure bind errors in the daemons' logs; catch them early.
 check_ports() {
   local busy
-  busy=$(listening_ports_in "$CTLD_PORT" "$CTLD_PORT"; listening_ports_in "$SLURMD_PORT" $(( SLURMD_PORT + NODES - 1 )))
+  busy=$(listening_ports_in "$CTLD_PORT" "$CTLD_PORT"; listening_ports_in "$SLURMD_PORT" $(( SLURMD_PORT + NODES - 1 ))
+         if [ "$ACCOUNTING" = slurmdbd ]; then listening_ports_in "$DBD_PORT" "$MYSQL_PORT"; fi)
   [ -z "$busy" ] || die "TCP port(s) already in use: $(tr '\n' ' ' <<<"$busy")(another lab? use --ctld-port/--slurmd-port)"
 }
 
@@ -747,7 +785,7 @@ PlugStackConfig=$LAB_DIR/plugstack.conf
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+$(accounting_params)
 JobCompType=jobcomp/none
 MpiDefault=none
 SelectType=select/cons_tres
@@ -797,6 +835,83 @@ EOF
 SnapshotFile=$SNAPSHOT
 EOF
   fi
+}
+
+# slurm.conf's accounting lines: none, or slurmdbd on this host.
+accounting_params() {
+  if [ "$ACCOUNTING" = slurmdbd ]; then
+    # For connections to slurmdbd, Slurm takes the munge socket from AccountingStoragePass.
+    printf '%s\n' "AccountingStorageType=accounting_storage/slurmdbd" \
+      "AccountingStorageHost=localhost" "AccountingStoragePort=$DBD_PORT" \
+      "AccountingStoragePass=$MUNGE_SOCK"
+  else
+    echo "AccountingStorageType=accounting_storage/none"
+  fi
+}
+
+mariadb_bin() { command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"; }
+
+# A throw-away MariaDB for slurmdbd: its own data directory, 127.0.0.1 only, no grant tables
+# (only this host's loopback reaches it, and its data goes with the lab).
+start_mariadb() {
+  local pid
+  mkdir -p "$DB_DIR"
+  "$(mariadb_bin mariadb-install-db)" --no-defaults --datadir="$DB_DIR/data" --user=root \
+    --skip-test-db --auth-root-authentication-method=normal > "$LOGS/mariadb-install-db.log" 2>&1 ||
+    { show_tail "$LOGS/mariadb-install-db.log"; die "mariadb-install-db failed"; }
+  (cd "$DB_DIR" && spawn mariadbd mariadbd "$(mariadb_bin mariadbd)" --no-defaults --user=root \
+     --datadir="$DB_DIR/data" --socket="$DB_DIR/mysqld.sock" --pid-file="$DB_DIR/mariadbd.pid" \
+     --bind-address=127.0.0.1 --port="$MYSQL_PORT" --skip-grant-tables --skip-name-resolve \
+     --innodb-buffer-pool-size=64M --innodb-lock-wait-timeout=900 --log-error="$LOGS/mariadbd.log" \
+     < /dev/null > "$LOGS/mariadbd.stderr" 2>&1)
+  if ! pid=$(spawned_pid mariadbd) || ! wait_until "$TIMEOUT" mariadb_ready "$pid"; then
+    show_tail "$LOGS/mariadbd.log"; die "MariaDB did not come up"
+  fi
+  log "MariaDB up (pid $pid, 127.0.0.1:$MYSQL_PORT, data $DB_DIR/data)"
+}
+
+mariadb_ready() {
+  pid_alive "$1" || { show_tail "$LOGS/mariadbd.log"; die "mariadbd exited"; }
+  grep -q 'ready for connections' "$LOGS/mariadbd.log" 2>/dev/null
+}
+
+start_slurmdbd() {
+  local pid
+  # slurmdbd reads slurmdbd.conf next to slurm.conf, and only if no one else can read it.
+  (umask 077 && cat > "$DBD_CONF" <<EOF
+# Written by contrib/lab.sh up --accounting slurmdbd.
+AuthType=auth/munge
+AuthInfo=socket=$MUNGE_SOCK
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$DBD_PORT
+$(comm_params | sed 's/,NoCtldInAddrAny//')
+SlurmUser=root
+LogFile=$LOGS/slurmdbd.log
+PidFile=$RUN/slurmdbd.pid
+DebugLevel=info
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$MYSQL_PORT
+StorageUser=root
+StorageLoc=slurm_acct_db
+PluginDir=$SLURM_PREFIX/lib/slurm
+EOF
+  )
+  (cd "$LAB_DIR/ctld" && spawn slurmdbd slurmdbd "${UTS_PREFIX[@]}" env SLURM_CONF="$CONF" \
+     "$SLURM_PREFIX/sbin/slurmdbd" -D < /dev/null > "$LOGS/slurmdbd.stderr" 2>&1)
+  if ! pid=$(spawned_pid slurmdbd) || ! wait_until "$TIMEOUT" slurmdbd_ready "$pid"; then
+    show_tail "$LOGS/slurmdbd.log"; show_tail "$LOGS/slurmdbd.stderr"; die "slurmdbd did not come up"
+  fi
+  # slurmdbd must know the cluster before slurmctld registers with it.
+  slurm sacctmgr -i add cluster fabricfit > "$LOGS/sacctmgr.log" 2>&1 ||
+    { show_tail "$LOGS/sacctmgr.log"; die "sacctmgr add cluster failed"; }
+  log "slurmdbd up (pid $pid, 127.0.0.1:$DBD_PORT, storage MariaDB 127.0.0.1:$MYSQL_PORT)"
+}
+
+slurmdbd_ready() {
+  pid_alive "$1" || { show_tail "$LOGS/slurmdbd.log"; die "slurmdbd exited"; }
+  slurm sacctmgr -n -P show cluster format=cluster > /dev/null 2>&1
 }
 
 # Expand the node list into $LAB_DIR/nodes, one name per line (same order as the ports).
@@ -896,7 +1011,7 @@ write_lab_env() {
     printf '# Settings of the lab in this directory (written by lab.sh up)\n'
     local v
     for v in SLURM_PREFIX NODES LEAVES GPUS RAILS SPINES UPLINKS TOPOLOGY CTLD_PORT SLURMD_PORT \
-             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO PLUGIN_DIR LAB_UTS; do
+             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO PLUGIN_DIR LAB_UTS ACCOUNTING DBD_PORT MYSQL_PORT; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } > "$LAB_ENV"
@@ -937,6 +1052,10 @@ cmd_up() {
   make_gpu_devices
   write_configs
   expand_nodes
+  if [ "$ACCOUNTING" = slurmdbd ]; then
+    start_mariadb
+    start_slurmdbd
+  fi
   start_slurmctld
   start_slurmds
   wait_nodes_idle
@@ -947,7 +1066,7 @@ lab up in $(( secs / 1000 )).$(printf '%03d' $(( secs % 1000 )))s: $NODES nodes 
   dir       $LAB_DIR   (slurm.conf, fabric.net, log/, run/)
   topology  topology/$TOPOLOGY
   slurmctld 127.0.0.1:$CTLD_PORT, slurmd ports $SLURMD_PORT-$(( SLURMD_PORT + NODES - 1 ))
-  ibsim     IBSIM_SOCKNAME=$IBSIM_SOCKNAME
+  ibsim     IBSIM_SOCKNAME=$IBSIM_SOCKNAME$(if [ "$ACCOUNTING" = slurmdbd ]; then printf '\n  slurmdbd  127.0.0.1:%s, MariaDB 127.0.0.1:%s (sacct works)' "$DBD_PORT" "$MYSQL_PORT"; fi)
   use it:   eval "\$($0 env --dir $LAB_DIR)"; sbatch -N 2 --gpus-per-node=8 --wrap 'srun hostname'
   stop it:  $0 down --dir $LAB_DIR
 EOF
@@ -1000,6 +1119,8 @@ main() {
       --storage-hcas) STORAGE_HCAS=$val ;;
       --compute-hca) COMPUTE_HCA=$val ;;
       --degrade) DEGRADE+=("$val") ;;
+      --accounting) ACCOUNTING=$val ;;
+      --dbd-port) DBD_PORT=$val ;;
       *) die "unknown option '$opt' (see $PROG --help)" ;;
     esac
   done

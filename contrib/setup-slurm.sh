@@ -8,7 +8,8 @@
 #   3. builds and installs it into $FABRICFIT_SLURM_PREFIX/<version>, keeping the
 #      configured build tree in $FABRICFIT_SLURM_PREFIX/build/slurm-<version> (an
 #      out-of-tree topology plugin needs its config.h and libtopology_common.a). A finished
-#      build of the same version is reused.
+#      build of the same version is reused (and given slurmdbd's MariaDB plugin if it
+#      lacks it).
 # Writes the paths it settled on as shell assignments into $FABRICFIT_SLURM_PREFIX/<version>.env
 # and, for the default release (or with --current), into current.env; prints them.
 #   contrib/setup-slurm.sh                          Slurm 24.11 from Debian's archive
@@ -56,6 +57,7 @@ supported() { case $1 in 24.11.*|25.11.*|26.05.*) return 0 ;; *) return 1 ;; esa
 PACKAGES=(
   build-essential autoconf automake libtool pkg-config dpkg-dev
   munge libmunge-dev libjson-c-dev libyaml-dev libhwloc-dev libssl-dev
+  libmariadb-dev mariadb-server-core mariadb-client-core
   libibnetdisc-dev libibmad-dev libibumad-dev infiniband-diags ibsim-utils libumad2sim0 opensm
   libboost-graph-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -209,6 +211,22 @@ else
   ) || die "Slurm build failed (logs in $BUILD)"
   touch "$STAMP"
   log "Slurm $version installed in $PREFIX"
+fi
+
+# slurmdbd's MariaDB plugin (the lab's --accounting slurmdbd). A build made before the
+# MariaDB headers were installed lacks it: its tree is configured again with the same
+# arguments, and only that plugin and the library it links are built and installed.
+if [ ! -e "$PREFIX/lib/slurm/accounting_storage_mysql.so" ] && [ -z "$source_tree" ]; then
+  log "adding slurmdbd's accounting_storage/mysql plugin to Slurm $version in $PREFIX"
+  (
+    cd "$BUILD"
+    ./config.status --recheck > recheck.log 2>&1 && ./config.status > recheck.log 2>&1 ||
+      { tail -40 recheck.log >&2; exit 1; }
+    grep -q '^#define HAVE_MYSQL 1' config.h || { echo "configure did not find MariaDB's headers" >&2; exit 1; }
+    make -C src/database > mysql-plugin.log 2>&1 &&
+      make -C src/plugins/accounting_storage/mysql install >> mysql-plugin.log 2>&1 ||
+      { tail -40 mysql-plugin.log >&2; exit 1; }
+  ) || die "could not build Slurm's accounting_storage/mysql plugin (logs in $BUILD)"
 fi
 
 ENV_FILE=$BASE/$version.env

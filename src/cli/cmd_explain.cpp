@@ -154,7 +154,8 @@ int run_explain(const ExplainOptions& opt) {
               {"reason", job.reason},
               {"pattern", pattern.to_string()},
               {"pattern_from", pattern_from},
-              {"placement_record", job.placement_record}};
+              {"placement_record", job.placement_record},
+              {"read_from", job.from_accounting ? "accounting" : "slurmctld"}};
   if (!job.placement_record.empty()) out["record"] = record_json(job.placement_record);
   const bool placed = !job.nodes.empty() && job.state != "PENDING";
   const bool ended = placed && has_ended(job);
@@ -215,6 +216,7 @@ int run_explain(const ExplainOptions& opt) {
   fmt::print("job {}: {}{}, pattern {} ({})\n", job.id, job.state,
              job.reason.empty() || job.reason == "None" ? "" : fmt::format(" ({})", job.reason),
              pattern.to_string(), pattern_from);
+  if (job.from_accounting) fmt::print("from Slurm's accounting (sacct): slurmctld no longer holds the job\n");
   if (!job.placement_record.empty())
     fmt::print("placement record: {}\n", job.placement_record);
   else if (ended)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sys/wait.h>
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
@@ -209,6 +210,7 @@ std::vector<SlurmJob> parse_sacct_jobs(std::string_view text, const std::string&
     job.start_time = num(time, "start");
     job.end_time = num(time, "end");
     job.submit_time = num(time, "submission");
+    job.from_accounting = true;
     if (const auto t = o.find("tres"); t != o.end() && t->is_object() && t->contains("allocated")) {
       for (const auto& r : (*t)["allocated"]) {
         if (str(r, "type") == "gres" && str(r, "name") == "gpu")
@@ -255,17 +257,24 @@ std::vector<SlurmNode> read_nodes(const std::string& file) {
 std::vector<SlurmJob> read_jobs(const std::string& file, const std::string& job_id) {
   if (!file.empty()) return parse_slurm_jobs(read_text(file), file);
   if (job_id.empty()) return parse_slurm_jobs(scontrol_json({"show", "jobs"}), "scontrol show jobs --json");
+  std::vector<SlurmJob> live;
+  std::string live_error;
   try {
-    return parse_slurm_jobs(scontrol_json({"show", "job", job_id}), "scontrol show job --json");
-  } catch (const SlurmError& live) {
-    // Purged from slurmctld's memory (MinJobAge after its end): accounting may have it.
-    const char* bin = std::getenv("SACCT");
-    try {
-      return parse_sacct_jobs(run_json(bin != nullptr && bin[0] != '\0' ? bin : "sacct", {"-j", job_id}),
-                              "sacct --json");
-    } catch (const SlurmError& history) {
-      throw SlurmError(fmt::format("{}; {}", live.what(), history.what()));
-    }
+    live = parse_slurm_jobs(scontrol_json({"show", "job", job_id}), "scontrol show job --json");
+  } catch (const SlurmError& e) {
+    live_error = e.what();
+  }
+  if (std::ranges::any_of(live, [&](const SlurmJob& j) { return std::to_string(j.id) == job_id; }))
+    return live;
+  // Purged from slurmctld's memory (MinJobAge after its end; scontrol then lists no job, or
+  // says it is invalid): accounting may have it.
+  const char* bin = std::getenv("SACCT");
+  try {
+    return parse_sacct_jobs(run_json(bin != nullptr && bin[0] != '\0' ? bin : "sacct", {"-j", job_id}),
+                            "sacct --json");
+  } catch (const SlurmError& history) {
+    if (live_error.empty()) throw;
+    throw SlurmError(fmt::format("{}; {}", live_error, history.what()));
   }
 }
 

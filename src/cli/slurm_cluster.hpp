@@ -40,6 +40,7 @@ struct SlurmJob {
   std::int64_t start_time = 0;  // unix seconds
   std::int64_t end_time = 0;    // unix seconds; 0 while it runs (or has not started)
   std::int64_t submit_time = 0;
+  bool from_accounting = false;  // read from sacct (slurmdbd), not from slurmctld
 };
 
 class SlurmError : public std::runtime_error {

@@ -12,6 +12,7 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/interfaces/accounting_storage.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -23,6 +24,7 @@
  * data symbols: a strong reference would make its dlopen fail. Functions bind lazily.
  */
 #pragma weak last_job_update
+#pragma weak acct_db_conn
 
 /* Decisions waiting to be matched with an allocation; at most this many. */
 #define MAX_NOTES 4096
@@ -121,6 +123,13 @@ static void _commit(note_t *n)
 		/* Saved with the job state; accounting gets it with the job's end record. */
 		if (&last_job_update)
 			last_job_update = time(NULL);
+		/*
+		 * A job shorter than this thread's round has ended, and its end record gone
+		 * to accounting, before its record was written: send the end record again (an
+		 * update of the same row in slurmdbd) so that sacct shows the record too.
+		 */
+		if (IS_JOB_FINISHED(job_ptr) && &acct_db_conn)
+			jobacct_storage_g_job_complete(acct_db_conn, job_ptr);
 	} else {
 		xfree(merged);
 	}
