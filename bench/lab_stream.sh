@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Issue 11 item 7: the replay's comparison in the real controller. A stream of mixed jobs
-# from a shared trace (ElasticFlow cluster04, its first JOBS jobs), time-compressed, on a
+# from a shared trace (ElasticFlow cluster04, JOBS jobs after the first START), time-compressed, on a
 # 64-node lab (8 leaf groups of 8 hosts x 8 GPUs, 2 spines, 2:1 uplinks, leaf group 3
 # with half its uplinks at half rate), run once under topology/tree (topology.conf from
 # the same snapshot) and once under topology/fabricfit. Every job is bench/lab_job.sh:
@@ -15,7 +15,8 @@
 # run's records in OUT/POLICY/; --update-docs puts lab.md between the lab-stream markers of
 # docs/placement.md and per_job.csv in docs/lab_stream_jobs.csv.
 #
-# Environment: JOBS (320), WALL_MIN (minutes the arrivals and the longest job span
+# Environment: JOBS (320), START (trace jobs skipped first, 0), MARK (lab-stream: the
+# section of docs/placement.md, and docs/<MARK with _>_jobs.csv, that --update-docs writes), WALL_MIN (minutes the arrivals and the longest job span
 # together, 12), CAP_H (trace durations capped at this many hours, 8), LOAD (offered load,
 # fabricfit replay --target-load, 0.8), POLICIES ("tree fabricfit"), TRACE (cluster04's
 # CSV under /work/shared/traces), FABRICFIT (the CLI, default build/fabricfit), LAB_DIR
@@ -31,6 +32,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-lab-stream-results}
 update_docs=${2:-}
 jobs=${JOBS:-320}
+start=${START:-0}
+mark=${MARK:-lab-stream}   # --update-docs: the docs/placement.md section between MARK:begin/end
 wall_min=${WALL_MIN:-12}
 cap_h=${CAP_H:-8}
 load=${LOAD:-0.8}
@@ -62,12 +65,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 log() { printf 'lab_stream: %s\n' "$*" >&2; }
 
-# 1. The stream: the trace's first JOBS jobs, durations capped at CAP_H (the trace's
+# 1. The stream: JOBS jobs of the trace after its first START, durations capped at CAP_H (the trace's
 # longest jobs run for days; a lab run cannot), as an ElasticFlow CSV; the replay then
 # compresses the arrivals to LOAD on this fabric, gives each job its communication share
 # and pattern (--jobs-csv) and predicts both policies on exactly this stream.
-awk -F, -v n="$jobs" -v cap="$((cap_h * 3600))" 'NR == 1 { print; next }
-  NR <= n + 1 { d = $3 + 0; if (d > cap) d = cap; print $1 "," $2 "," d "," $4 }' "$trace" > "$out/stream.csv"
+awk -F, -v s="$start" -v n="$jobs" -v cap="$((cap_h * 3600))" 'NR == 1 { print; next }
+  NR > s + 1 && NR <= s + n + 1 { d = $3 + 0; if (d > cap) d = cap; print $1 "," $2 "," d "," $4 }' "$trace" > "$out/stream.csv"
 gen=(--leaves 8 --hosts-per-leaf 8 --spines 2 --uplinks 4 --degrade "$degrade")
 "$ff" generate "${gen[@]}" -o "$out/fabric.net" > /dev/null
 "$ff" discover --from "$out/fabric.net" -o "$out/fabric.snap" -q
@@ -146,17 +149,17 @@ for p in $policies; do run_policy "$p"; done
 
 # 3. The comparison.
 # shellcheck disable=SC2086 # one argument per policy
-python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$jobs" "$demand" "$routing" "$rule" $policies > "$out/lab.md"
+python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" "$demand" "$routing" "$rule" $policies > "$out/lab.md"
 cat "$out/lab.md"
 if [ "$update_docs" = "--update-docs" ]; then
-  cp "$out/per_job.csv" "$top/docs/lab_stream_jobs.csv"
-  python3 - "$top/docs/placement.md" "$out/lab.md" <<'PY'
+  cp "$out/per_job.csv" "$top/docs/${mark//-/_}_jobs.csv"
+  python3 - "$top/docs/placement.md" "$out/lab.md" "$mark" <<'PY'
 import sys
-doc, frag = sys.argv[1], open(sys.argv[2]).read()
+doc, frag, mark = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
 text = open(doc).read()
-begin, end = "<!-- lab-stream:begin -->", "<!-- lab-stream:end -->"
+begin, end = f"<!-- {mark}:begin -->", f"<!-- {mark}:end -->"
 if begin not in text or end not in text:
-    sys.exit("lab_stream: docs/placement.md has no lab-stream markers")
+    sys.exit(f"lab_stream: docs/placement.md has no {mark} markers")
 head, rest = text.split(begin, 1)
 _, tail = rest.split(end, 1)
 open(doc, "w").write(head + begin + "\n" + frag + end + tail)

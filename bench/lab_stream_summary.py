@@ -155,7 +155,7 @@ def main():
                           f"{j['jct']:.0f}", f"{j['slowdown']:.3f}"] if j else ["", "", "", "", "", "", ""])
             w.writerow(line)
 
-    print(f"Stream: the first {njobs} jobs of ElasticFlow cluster04 (trace durations capped at {cap_h} h), "
+    print(f"Stream: {njobs} of ElasticFlow cluster04 (trace durations capped at {cap_h} h), "
           f"arrivals compressed to an offered load of {load} (`fabricfit replay --target-load`), then trace time / "
           f"{compression:.0f} in the lab. Lab: 64 hosts x 8 GPUs in 8 leaf groups of 8, 2 spines, 2:1 uplinks "
           f"(4 per leaf), leaf group 3 with half its uplinks at half rate (4xEDR); DefMemPerGPU=400, "
