@@ -77,8 +77,10 @@ gen=(--leaves 8 --hosts-per-leaf 8 --spines 2 --uplinks 4 --degrade "$degrade")
 "$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format elasticflow --target-load "$load" \
   --policies fabricfit,tree --wait-cap "$wait_cap" --overestimate 1.5 --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --json \
   > "$out/replay.json"
-# Time compression: the last arrival plus the longest job take WALL_MIN minutes.
-compression=$(awk -F, -v w="$wall_min" 'NR > 1 { s = $2 + 0; if (s > last) last = s; d = $3 + 0; if (d > dmax) dmax = d }
+# Time compression: from the first arrival, the last arrival plus the longest job take
+# WALL_MIN minutes (a later window of the trace starts late in trace time).
+first_submit=$(awk -F, 'NR > 1 { s = $2 + 0; if (NR == 2 || s < first) first = s } END { printf "%.3f", first }' "$out/jobs.csv")
+compression=$(awk -F, -v w="$wall_min" -v f="$first_submit" 'NR > 1 { s = $2 - f; if (s > last) last = s; d = $3 + 0; if (d > dmax) dmax = d }
   END { printf "%.3f", (last + dmax) / (w * 60) }' "$out/jobs.csv")
 log "$(($(wc -l < "$out/jobs.csv") - 1)) jobs, trace time / $compression (durations capped at ${cap_h} h)"
 
@@ -119,7 +121,7 @@ run_policy() {
     i=$((i + 1))
     pattern=${pattern//\"/}
     local at base tlim
-    at=$(awk -v s="$submit" -v c="$compression" -v t="$t0" 'BEGIN { printf "%.3f", t + s / c }')
+    at=$(awk -v s="$submit" -v f="$first_submit" -v c="$compression" -v t="$t0" 'BEGIN { printf "%.3f", t + (s - f) / c }')
     base=$(awk -v d="$dur" -v c="$compression" 'BEGIN { b = d / c; if (b < 1) b = 1; printf "%.3f", b }')
     tlim=$(awk -v b="$base" 'BEGIN { m = int((b * 1.5 + 59) / 60); if (m < 1) m = 1; print m }')
     now=$(date +%s.%N)
@@ -134,7 +136,9 @@ run_policy() {
   done < <(tail -n +2 "$out/jobs.csv")
   log "$policy: $i jobs submitted in $(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - t }') s; waiting for them to end"
   # shellcheck disable=SC2016 # for the inner shell
-  wait_for $((wall_min * 60 * 4)) bash -c '[ -z "$(squeue -h -o %A | head -1)" ]' || log "$policy: jobs still queued at the deadline"
+  # Only an answer from slurmctld counts: a squeue that fails (a busy controller) prints
+  # nothing, which must not end the run while jobs still run.
+  wait_for $((wall_min * 60 * 4)) bash -c 'q=$(squeue -h -o %A) && [ -z "$q" ]' || log "$policy: jobs still queued at the deadline"
   date +%s.%N > "$res/t1"
   sdiag > "$res/sdiag.txt"
   squeue -h -o '%A %T %R' > "$res/left.txt" || true

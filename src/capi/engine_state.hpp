@@ -4,6 +4,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -58,4 +61,13 @@ struct ff_engine {
   // The uplink bundles of the run-time model, built at the first locality-wait question
   // (wait_api.cpp).
   std::optional<fabricfit::UplinkBundles> bundles;
+  const fabricfit::UplinkBundles& uplink_bundles() {
+    if (!bundles) bundles.emplace(index, fabricfit::UplinkRouting::Ecmp, &snapshot.fabric);
+    return *bundles;
+  }
+  // The split jobs running now (by Slurm job id), with their peak uplink demands: the
+  // locality wait prices a split beside them (running_api.cpp). Filled by the placement
+  // record thread and read by evaluations: guarded by its own lock.
+  std::mutex running_lock;
+  std::map<std::uint32_t, std::vector<fabricfit::BundleDemand>> running;
 };

@@ -7,6 +7,7 @@
 #define FABRICFIT_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -203,6 +204,19 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
                           unsigned nplaced, const unsigned char* usable, const int* free_gpus,
                           const int* total_gpus, const double* host_free_at, const ff_wait_facts_t* facts,
                           ff_wait_advice_t* out, int* hosts, char* err, size_t err_len);
+
+/*
+ * The split jobs running now, which the locality wait prices a split beside (peak uplink
+ * demands; placement/wait_decision.hpp). ff_engine_running_add registers job `job_id` on
+ * `hosts` (fabric hosts, `gpus_per_node` GPUs each, or request->total_gpus spread in order)
+ * with request->pattern; a job in one leaf group loads no uplink and is not kept. Adding a
+ * job again replaces it. ff_engine_running_jobs copies up to `max` registered job ids into
+ * `ids` and returns how many there are; ff_engine_running_remove forgets one.
+ */
+int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request_t* request, const int* hosts,
+                          unsigned nhosts, char* err, size_t err_len);
+unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max);
+void ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id);
 
 /* ---- what the controller tells admins (slurmctld) ---- */
 

@@ -4,8 +4,8 @@
 // GPUs, when each busy host's jobs reach their time limits, the placement it could get
 // now), whether the job should stay pending for one leaf group, until when at most, and
 // which hosts it expects. The rule is the replay's (locality_wait.hpp); the slowdown now
-// comes from the run-time model (runtime_model.hpp) with the job's own traffic on the
-// fabric's real uplink capacities. docs/placement.md ("Adaptive locality wait in Slurm").
+// comes from the run-time model (runtime_model.hpp): the job's traffic beside the running
+// split jobs' on the fabric's real uplink capacities. docs/placement.md ("Adaptive locality wait in Slurm").
 #pragma once
 
 #include <cstdint>
@@ -59,6 +59,9 @@ struct WaitDecision {
 };
 
 // `placed_now`: the placement the job could get now (hosts and GPUs per host).
+// `others`: the uplink demands of the split jobs running now (UplinkBundles::demand of
+// each, at peak): the job's slowdown now is its max-min fair share beside them, as the
+// replay counts it; empty: the job alone (a lower bound).
 // `host_free_at[h]`: when host h's jobs reach their time limits (<= now: free or
 // unknown). `allowed[h]`: host h may ever run the job (its partition, up, not
 // excluded); empty: every host. gpus: free and total GPUs per host now.
@@ -66,6 +69,7 @@ struct WaitDecision {
                                                 const GpuState& gpus, std::span<const double> host_free_at,
                                                 std::span<const std::uint8_t> allowed,
                                                 const CommPattern& pattern, int gpus_per_node,
-                                                const Allocation& placed_now, const WaitFacts& facts);
+                                                const Allocation& placed_now, const WaitFacts& facts,
+                                                std::span<const std::vector<BundleDemand>> others = {});
 
 }  // namespace fabricfit

@@ -18,6 +18,7 @@
 
 #include "fabricfit_api.h"
 #include "placement_record.h"
+#include "topology_glue_internal.h"
 
 /*
  * scontrol loads this plugin too (scontrol show topology), and a client has no slurmctld
@@ -32,6 +33,11 @@
 typedef struct {
 	uint32_t job_id, array_job_id, array_task_id;
 	char *nodes, *candidates, *record, *extra;
+	/* fabricfit's placement, in hosts of `engine_at` (NULL: none) */
+	const ff_engine_t *engine_at;
+	int *hosts;
+	unsigned nhosts, gpus_per_node, total_gpus;
+	char *pattern;
 } note_t;
 
 static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -49,6 +55,10 @@ static void _free_note(note_t *n)
 	xfree(n->candidates);
 	xfree(n->record);
 	xfree(n->extra);
+	xfree(n->hosts);
+	xfree(n->pattern);
+	n->engine_at = NULL;
+	n->nhosts = 0;
 }
 
 static bool _same_job(const note_t *n, job_record_t *job_ptr)
@@ -60,7 +70,8 @@ static bool _same_job(const note_t *n, job_record_t *job_ptr)
 }
 
 extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char *candidates,
-			    const char *record, const char *extra)
+			    const char *record, const char *extra, const int *hosts,
+			    unsigned nhosts, const ff_request_t *request)
 {
 	note_t *n = NULL;
 
@@ -92,8 +103,37 @@ extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char
 	n->candidates = xstrdup(candidates);
 	n->record = xstrdup(record);
 	n->extra = xstrdup(extra);
+	if (hosts && nhosts && request) {
+		n->engine_at = engine;
+		n->hosts = xcalloc(nhosts, sizeof(int));
+		memcpy(n->hosts, hosts, nhosts * sizeof(int));
+		n->nhosts = nhosts;
+		n->gpus_per_node = request->gpus_per_node;
+		n->total_gpus = request->total_gpus;
+		n->pattern = xstrdup(request->pattern);
+	}
 	pthread_cond_signal(&note_cond);
 	slurm_mutex_unlock(&note_lock);
+}
+
+/* A split allocation joins the running jobs the locality wait prices beside. */
+static void _add_running(note_t *n, job_record_t *job_ptr)
+{
+	ff_request_t req = {0};
+	char err[256] = "";
+
+	if (n->nhosts < 2)
+		return;
+	req.gpus_per_node = n->gpus_per_node;
+	req.total_gpus = n->total_gpus;
+	req.pattern = n->pattern;
+	pthread_rwlock_rdlock(&engine_lock);
+	if (engine && engine == n->engine_at &&
+	    ff_engine_running_add(engine, job_ptr->job_id, &req, n->hosts, n->nhosts, err,
+				  sizeof(err)) != FF_OK)
+		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s", job_ptr,
+		      err);
+	pthread_rwlock_unlock(&engine_lock);
 }
 
 /* Writes a decision if its job runs on the nodes it chose (job write lock held). */
@@ -113,6 +153,7 @@ static void _commit(note_t *n)
 	}
 	if (!strncmp(body, "fabricfit ", 10))
 		body += 10;
+	_add_running(n, job_ptr);
 	info("fabricfit: eval_nodes %pJ candidates=%s chosen=%s rc=0 %s%s", job_ptr, n->candidates,
 	     n->nodes, body, n->extra);
 	len = strlen(n->record) + (job_ptr->admin_comment ? strlen(job_ptr->admin_comment) : 0) + 3;
@@ -135,10 +176,39 @@ static void _commit(note_t *n)
 	}
 }
 
+/* Running jobs that ended leave the locality wait's count (job read lock held). */
+static void _prune_running(void)
+{
+	uint32_t ids[256];
+	unsigned count;
+
+	pthread_rwlock_rdlock(&engine_lock);
+	if (engine) {
+		count = ff_engine_running_jobs(engine, ids, 256);
+		for (unsigned i = 0; i < count && i < 256; i++) {
+			job_record_t *job_ptr = find_job_record(ids[i]);
+			if (!job_ptr || !IS_JOB_RUNNING(job_ptr))
+				ff_engine_running_remove(engine, ids[i]);
+		}
+	}
+	pthread_rwlock_unlock(&engine_lock);
+}
+
+static bool _any_running(void)
+{
+	bool any;
+
+	pthread_rwlock_rdlock(&engine_lock);
+	any = engine && ff_engine_running_jobs(engine, NULL, 0) > 0;
+	pthread_rwlock_unlock(&engine_lock);
+	return any;
+}
+
 static void *_write_records(void *arg)
 {
 	/* The locks eval_nodes runs under: its allocation is settled once we hold them. */
 	slurmctld_lock_t job_write = {.job = WRITE_LOCK, .node = READ_LOCK};
+	slurmctld_lock_t job_read = {.job = READ_LOCK};
 
 	(void)arg;
 	slurm_mutex_lock(&note_lock);
@@ -151,8 +221,19 @@ static void *_write_records(void *arg)
 		until.tv_sec += 1;
 		if (!note_count)
 			pthread_cond_timedwait(&note_cond, &note_lock, &until);
-		if (stopping || !note_count)
+		if (stopping)
 			continue;
+		if (!note_count) {
+			/* Once a second: forget the running jobs that ended. */
+			slurm_mutex_unlock(&note_lock);
+			if (_any_running()) {
+				lock_slurmctld(job_read);
+				_prune_running();
+				unlock_slurmctld(job_read);
+			}
+			slurm_mutex_lock(&note_lock);
+			continue;
+		}
 		batch = notes;
 		count = note_count;
 		notes = NULL;

@@ -14,15 +14,21 @@
 
 #include "src/slurmctld/slurmctld.h"
 
+#include "fabricfit_api.h"
+
 /*
  * Called by eval_nodes (job write lock held): `record` is the placement record
  * ("fabricfit placement=..."), `nodes` the job's nodes after this evaluation (a Slurm
  * hostlist), `candidates` the nodes it was offered, `extra` words for the log line ("" for
- * none). A later note for the same job replaces this one.
+ * none). `hosts` (`nhosts` fabric hosts of the current engine, NULL for none) and
+ * `request` (NULL for none) describe fabricfit's placement: once it is the allocation, the
+ * job counts among the running split jobs the locality wait prices beside
+ * (ff_engine_running_add) until it ends. A later note for the same job replaces this one.
  */
 #pragma GCC visibility push(hidden)
 extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char *candidates,
-			    const char *record, const char *extra);
+			    const char *record, const char *extra, const int *hosts,
+			    unsigned nhosts, const ff_request_t *request);
 /* slurmctld: starts the thread that writes the records (once). */
 extern void ffg_record_start(void);
 extern void ffg_record_stop(void);

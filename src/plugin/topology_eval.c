@@ -264,13 +264,14 @@ static void _note_allocation(topology_eval_t *topo_eval, bitstr_t *candidates,
 	char record[4096] = "", err[512] = "";
 	char *cand, *chosen;
 	unsigned n = 0;
+	int *got = NULL;
 
 	if (!topo_eval->job_ptr->best_switch || _test_only(topo_eval))
 		return;
 	if (placed) {
 		/* Not host_chosen: on 26.05 get_rank reads the decision's order from it. */
 		int hosts = ff_engine_host_count(engine);
-		int *got = xcalloc(MAX(hosts, 1), sizeof(int));
+		got = xcalloc(MAX(hosts, 1), sizeof(int));
 		for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
 			int host =
 			    (i < mapped_node_count && ffg_slot_current(i)) ? host_of_node[i] : -1;
@@ -282,16 +283,18 @@ static void _note_allocation(topology_eval_t *topo_eval, bitstr_t *candidates,
 			placed = false;
 			reason = err;
 		}
-		xfree(got);
 	}
 	if (!placed && ff_engine_record(engine, NULL, NULL, 0, NULL, NULL, pattern, reason, record,
 					sizeof(record), err, sizeof(err)) != FF_OK) {
 		error("fabricfit: no placement record for %pJ: %s", topo_eval->job_ptr, err);
+		xfree(got);
 		return;
 	}
 	cand = bitmap2node_name(candidates);
 	chosen = bitmap2node_name(topo_eval->node_map);
-	ffg_record_note(topo_eval->job_ptr, chosen, cand, record, extra);
+	ffg_record_note(topo_eval->job_ptr, chosen, cand, record, extra, placed ? got : NULL, n,
+			request);
+	xfree(got);
 	xfree(cand);
 	xfree(chosen);
 }

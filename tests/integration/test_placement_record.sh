@@ -93,6 +93,25 @@ assert e["pattern_from"] == "placement record", e
 assert "fabricfit_choice" not in e and "waits_for" not in e, e
 ' "$tmp/a.json"
 
+# DebugFlags=Placement: every evaluation at debug level, in the record's units (GB crossing
+# a spine per GB of message, ms per GB on the busiest uplink), with no internal cost.
+cp "$conf" "$tmp/fabricfit.conf.orig"
+echo "DebugFlags=Placement" >> "$conf"
+scontrol reconfigure > /dev/null
+wait_for 30 bash -c 'scontrol ping | grep -q "is UP"'
+scontrol setdebug debug
+g=$(sbatch --parsable -N 2 --gpus-per-node=8 -t 1 -o /dev/null --wrap true)
+wait_job "$g" 60 > /dev/null
+wait_for 10 grep -q "fabricfit: Placement: eval_nodes JobId=$g .*rc=0 placement=fabricfit " "$ctld_log"
+dbg=$(grep "fabricfit: Placement: eval_nodes JobId=$g .*rc=0 placement=fabricfit " "$ctld_log" | tail -n 1)
+check "the debug line of an evaluation reads in admin units: ${dbg#*placement=}" \
+  bash -c '[[ "$1" == *" placement=fabricfit leaf_groups=1 cross_spine_gb=0 uplink_ms=0"* ]] &&
+           [[ "$1" != *"cost="* && "$1" != *"frag_delta="* && "$1" != *"spine_bytes="* ]]' _ "$dbg"
+scontrol setdebug info
+cp "$tmp/fabricfit.conf.orig" "$conf"
+scontrol reconfigure > /dev/null
+wait_for 30 bash -c 'scontrol ping | grep -q "is UP"'
+
 # scontrol show topology: the fabric as the controller sees it, while F holds 3 nodes of leaf 1.
 f=$(sbatch --parsable -N 3 -w 'gpu[001-003]' --gpus-per-node=8 -t 1 -o /dev/null --wrap 'sleep 30')
 wait_for 30 bash -c "[ \"\$(squeue -h -j $f -o %T)\" = RUNNING ]"

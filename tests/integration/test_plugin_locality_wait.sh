@@ -151,4 +151,40 @@ else
 fi
 clear_jobs
 
+# --- (e) the split jobs running now count. Long jobs on gpu006-008, blockers (2-minute
+# limit) on gpu002-004: gpu001 and gpu005 are free, 2 GPUs each. A 2-node job of 1 GPU per
+# node can only be split 1+1; alone, its host's line rate fits the one uplink (200 Gb/s):
+# rho 1, nothing to gain, it starts at once. Beside a running split job on the same
+# uplinks (the two share gpu001 and gpu005: --mem, the lab sets no memory per GPU), each gets 100 Gb/s: rho 0.5, s = 0.5 + 0.5/0.5 = 1.5, and a 10-minute job gains
+# 600 x 0.5 = 300 s > ~120 s: it waits for group 1.
+check "(e) LocalityWaitMax=600 taken" \
+  settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitMax=600'
+fill_e() {
+  local j ids=()
+  for n in 6 7 8; do ids+=("$(submit -t 30 -w gpu00$n --wrap 'sleep 600')"); done
+  for n in 2 3 4; do ids+=("$(submit -t 2 -w gpu00$n --wrap 'sleep 100')"); done
+  for j in "${ids[@]}"; do wait_for 20 running "$j" || { fail "filler $j did not start"; return 1; }; done
+}
+fill_e || { done_testing; }
+alone=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
+if wait_for 10 running "$alone"; then
+  ok "(e) alone, the split 10-minute job $alone starts at once: $(job_field "$alone" NodeList)"
+  check "(e) slurmctld logged nothing to gain alone" \
+    grep -q "eval_nodes JobId=$alone .*locality-wait=no-gain gain=0s" "$ctld_log"
+else
+  fail "(e) the job alone started at once" "state $(job_state "$alone"), reason $(reason "$alone")"
+fi
+sleep 2
+w=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
+if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
+  ok "(e) beside it, the same job $w waits: $(reason "$w")"
+else
+  fail "(e) beside a running split job, $w waits" "state $(job_state "$w"), reason $(reason "$w")" \
+    "$(grep "JobId=$w" "$ctld_log" | tail -3)"
+fi
+check "(e) slurmctld logged the gain beside the running job (300 s)" \
+  grep -q "fabricfit: JobId=$w waits: .*gain 300s > expected wait" "$ctld_log"
+scancel "$alone"
+clear_jobs
+
 done_testing

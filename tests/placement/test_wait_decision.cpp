@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fabric_fixture.hpp"
+#include "placement/traffic_matrix.hpp"
 #include "placement/wait_decision.hpp"
 
 using namespace fabricfit;
@@ -111,6 +112,40 @@ TEST(WaitDecision, NothingToWaitFor) {
       decide_locality_wait(index, bundles, wide.gpus, wide.free_at, {}, wide.alltoall, 8, wide.now, facts);
   EXPECT_EQ(d.verdict, WaitVerdict::NoGain);
   EXPECT_DOUBLE_EQ(d.slowdown_now, 1.0);
+}
+
+// The controller counts the split jobs running now: alone on 1:1 uplinks the job loses
+// nothing, beside three others it gets a fair share of 200 Gb/s of 800 and waits.
+TEST(WaitDecision, OtherRunningJobsMakeAWaitPay) {
+  Cluster c;
+  c.fabric = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4, .gbps = 200});
+  const LocalityIndex index(c.fabric);
+  const UplinkBundles bundles(index);
+  const WaitFacts facts{.now = 1000, .eligible = 1000, .time_limit_s = 600, .comm_share = 0.5, .cap_s = 3600};
+  const auto ask = [&](std::span<const std::vector<BundleDemand>> others) {
+    return decide_locality_wait(index, bundles, c.gpus, c.free_at, {}, c.alltoall, 8, c.now, facts, others);
+  };
+  EXPECT_EQ(ask({}).verdict, WaitVerdict::NoGain);
+
+  // The job's own demand: 266.7 Gb/s on each of its bundles (group 0 up and down, group 1
+  // up and down; 4 uplinks of 200 Gb/s each, 800 Gb/s a bundle).
+  const std::vector<BundleDemand> own =
+      bundles.demand(TrafficMatrix::build(c.alltoall, c.now.gpus), c.now.hosts);
+  ASSERT_EQ(own.size(), 4u);
+  for (const auto& d : own) EXPECT_NEAR(d.gbps, 800.0 / 3.0, 1e-9);
+  // Three running jobs at 400 Gb/s on the same bundles: 4 x 200 = 800, so the fair level
+  // is 200 Gb/s; rho = 200 / 266.7 = 0.75, s = 0.5 + 0.5 / 0.75 = 7/6, gain = 100 s > 60 s.
+  std::vector<BundleDemand> busy = own;
+  for (auto& d : busy) d.gbps = 400;
+  const std::vector<std::vector<BundleDemand>> three(3, busy);
+  const WaitDecision d = ask(three);
+  EXPECT_EQ(d.verdict, WaitVerdict::Waits);
+  EXPECT_NEAR(d.slowdown_now, 7.0 / 6.0, 1e-9);
+  EXPECT_NEAR(d.gain_s, 100, 1e-9);
+  EXPECT_EQ(d.leaf_group, 0);
+  // Two running jobs with the job's own demand: 3 x 266.7 = 800 fits; nothing to gain.
+  const std::vector<std::vector<BundleDemand>> two(2, own);
+  EXPECT_EQ(ask(two).verdict, WaitVerdict::NoGain);
 }
 
 TEST(WaitDecision, HostsPastTheirLimitsAndHostsNotUsable) {

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The split jobs running now, at the C edge (ff_engine_running_*): the placement record
+// thread registers each allocation Slurm made on fabricfit's choice and forgets jobs that
+// ended; the locality wait (wait_api.cpp) prices a split beside them.
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "capi/c_edge.hpp"
+#include "capi/engine_state.hpp"
+#include "capi/fabricfit_api.h"
+#include "placement/comm_pattern.hpp"
+#include "placement/traffic_matrix.hpp"
+
+using fabricfit::capi::copy_out;
+using fabricfit::capi::guarded;
+
+extern "C" {
+
+int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request_t* request, const int* hosts,
+                          unsigned nhosts, char* err, size_t err_len) {
+  if (engine == nullptr || request == nullptr || (hosts == nullptr && nhosts > 0)) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  return guarded(err, err_len, [&]() -> int {
+    const int n = engine->index.host_count();
+    fabricfit::Allocation a;
+    // Without GPUs per node, the total spread evenly: the traffic's shape per host.
+    const int even = nhosts > 0 ? static_cast<int>((request->total_gpus + nhosts - 1) / nhosts) : 0;
+    for (unsigned i = 0; i < nhosts; ++i) {
+      if (hosts[i] < 0 || hosts[i] >= n) throw fabricfit::RequestError("running host out of range");
+      a.hosts.push_back(hosts[i]);
+      a.gpus.push_back(
+          std::clamp(request->gpus_per_node > 0 ? static_cast<int>(request->gpus_per_node) : even, 1,
+                     ff_engine::kMaxGpusPerHost));
+    }
+    const auto pattern =
+        fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring");
+    auto demand = engine->uplink_bundles().demand(fabricfit::TrafficMatrix::build(pattern, a.gpus), a.hosts);
+    const std::lock_guard<std::mutex> lock(engine->running_lock);
+    if (demand.empty())
+      engine->running.erase(job_id);
+    else
+      engine->running[job_id] = std::move(demand);
+    return FF_OK;
+  });
+}
+
+unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max) {
+  if (engine == nullptr) return 0;
+  const std::lock_guard<std::mutex> lock(engine->running_lock);
+  unsigned i = 0;
+  for (const auto& entry : engine->running) {
+    if (i < max && ids != nullptr) ids[i] = entry.first;
+    ++i;
+  }
+  return i;
+}
+
+void ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id) {
+  if (engine == nullptr) return;
+  const std::lock_guard<std::mutex> lock(engine->running_lock);
+  engine->running.erase(job_id);
+}
+
+}  // extern "C"
