@@ -131,8 +131,8 @@ static void _add_running(note_t *n, job_record_t *job_ptr)
 	if (engine && engine == n->engine_at &&
 	    ff_engine_running_add(engine, job_ptr->job_id, &req, n->hosts, n->nhosts, err,
 				  sizeof(err)) != FF_OK)
-		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s", job_ptr,
-		      err);
+		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s",
+		      job_ptr, err);
 	pthread_rwlock_unlock(&engine_lock);
 }
 
