@@ -102,7 +102,7 @@ void check_ibnd_cache(std::span<const std::uint8_t> bytes, const std::string& pa
 
   std::set<std::uint64_t> node_guids;
   for (const auto& n : nodes) node_guids.insert(n.guid);
-  std::map<PortKey, std::size_t> ports;  // key -> its offset
+  std::map<PortKey, std::pair<std::size_t, std::uint64_t>> ports;  // key -> its offset, its node
   std::vector<std::pair<PortKey, std::size_t>> remotes;
   for (std::uint64_t i = 0; i < port_count; ++i) {
     if (!in.has(at, kPortLen))
@@ -111,15 +111,18 @@ void check_ibnd_cache(std::span<const std::uint8_t> bytes, const std::string& pa
     if (const auto lmc = in.le(at + kPortLmcAt, 1); lmc > kMaxLmc)
       in.fail(at + kPortLmcAt, fmt::format("port 0x{:016x}/{} has LMC {}; an LMC is at most {}", key.first,
                                            key.second, lmc, kMaxLmc));
-    if (const auto owner = in.le(at + kPortNodeGuidAt, 8); !node_guids.contains(owner))
+    const auto owner = in.le(at + kPortNodeGuidAt, 8);
+    if (!node_guids.contains(owner))
       in.fail(at + kPortNodeGuidAt,
               fmt::format("port 0x{:016x}/{} belongs to node 0x{:016x}, which the cache does not hold",
                           key.first, key.second, owner));
+    if (ports.contains(key))
+      in.fail(at, fmt::format("port 0x{:016x}/{} is there twice", key.first, key.second));
     if (in.le(at + kPortNodeGuidAt + 8, 1) != 0)
       remotes.emplace_back(PortKey{in.le(at + kPortNodeGuidAt + 9, 8),
                                    static_cast<unsigned>(in.le(at + kPortNodeGuidAt + 17, 1))},
                            at + kPortNodeGuidAt + 9);
-    ports.emplace(key, at);
+    ports.emplace(key, std::make_pair(at, owner));
     at += kPortLen;
   }
   if (at != bytes.size())
@@ -128,12 +131,26 @@ void check_ibnd_cache(std::span<const std::uint8_t> bytes, const std::string& pa
 
   if (!node_guids.contains(from_guid))
     in.fail(16, fmt::format("the discovery's first node 0x{:016x} is not among the nodes", from_guid));
+  // libibnetdisc frees a port no node lists when it has loaded the file, though a link
+  // may still lead to it (a use after free): every port belongs to exactly one node's list,
+  // its owner's.
+  std::set<PortKey> listed;
   for (const auto& n : nodes) {
     for (const auto& key : n.keys) {
-      if (!ports.contains(key))
+      const auto port = ports.find(key);
+      if (port == ports.end())
         in.fail(n.at, fmt::format("node 0x{:016x} lists port 0x{:016x}/{}, which the cache does not hold",
                                   n.guid, key.first, key.second));
+      if (port->second.second != n.guid)
+        in.fail(n.at, fmt::format("node 0x{:016x} lists port 0x{:016x}/{}, which belongs to node 0x{:016x}",
+                                  n.guid, key.first, key.second, port->second.second));
+      if (!listed.insert(key).second)
+        in.fail(n.at, fmt::format("port 0x{:016x}/{} is listed twice", key.first, key.second));
     }
+  }
+  for (const auto& [key, where] : ports) {
+    if (!listed.contains(key))
+      in.fail(where.first, fmt::format("port 0x{:016x}/{} is listed by no node", key.first, key.second));
   }
   for (const auto& [key, where] : remotes) {
     if (!ports.contains(key))

@@ -122,6 +122,11 @@ TEST(IbndCache, FilesLibibnetdiscWouldMishandleAreRefusedFirst) {
   expect_load_error(fixture("../fuzz/findings/ibnd_cache-oom-in-libibnetdisc.ibnd"),
                     "byte 3193: port 0x0002c90302000001/3 has LMC 61; an LMC is at most 7");
 
+  // A port no node lists, which a link still leads to: libibnetdisc freed it after loading
+  // and the link pointed at freed memory (fuzz_ibnd_cache, under ASan).
+  expect_load_error(fixture("../fuzz/findings/ibnd_cache-use-after-free-unlisted-port.ibnd"),
+                    "port 0x0000000000100004/1 is listed by no node");
+
   // The first node (a host HCA with 1 port) starts after the 28-byte header; its first port
   // key follows its 207 bytes: 8 bytes of GUID, then the port number.
   const std::string past = changed_cache("port-past-the-node", 28 + 207 + 8, 2);
