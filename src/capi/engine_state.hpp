@@ -65,9 +65,17 @@ struct ff_engine {
     if (!bundles) bundles.emplace(index, fabricfit::UplinkRouting::Ecmp, &snapshot.fabric);
     return *bundles;
   }
-  // The split jobs running now (by Slurm job id), with their peak uplink demands: the
-  // locality wait prices a split beside them (running_api.cpp). Filled by the placement
-  // record thread and read by evaluations: guarded by its own lock.
+  // The split jobs running now (by Slurm job id), with their peak uplink demands, and their
+  // max-min fair sharing of the uplinks, which the locality wait asks what a split would get
+  // beside them (running_api.cpp, wait_api.cpp). Filled by the placement record thread and
+  // read by evaluations: guarded by its own lock.
   std::mutex running_lock;
   std::map<std::uint32_t, std::vector<fabricfit::BundleDemand>> running;
+  fabricfit::BandwidthSharing& running_sharing() {
+    if (!sharing) sharing.emplace(uplink_bundles());
+    return *sharing;
+  }
+
+ private:
+  std::optional<fabricfit::BandwidthSharing> sharing;
 };

@@ -15,6 +15,25 @@
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;
 
+namespace {
+
+// BandwidthSharing reports the bundles whose share moved; nobody here needs them.
+std::vector<int>& changed_scratch() {
+  static thread_local std::vector<int> changed;
+  changed.clear();
+  return changed;
+}
+
+// Takes a registered job out of the running set and the sharing (running_lock held).
+void forget(ff_engine_t* engine, std::uint32_t job_id) {
+  const auto it = engine->running.find(job_id);
+  if (it == engine->running.end()) return;
+  engine->running_sharing().remove(static_cast<int>(job_id), it->second, changed_scratch());
+  engine->running.erase(it);
+}
+
+}  // namespace
+
 extern "C" {
 
 int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request_t* request, const int* hosts,
@@ -39,10 +58,11 @@ int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request
         fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring");
     auto demand = engine->uplink_bundles().demand(fabricfit::TrafficMatrix::build(pattern, a.gpus), a.hosts);
     const std::lock_guard<std::mutex> lock(engine->running_lock);
-    if (demand.empty())
-      engine->running.erase(job_id);
-    else
-      engine->running[job_id] = std::move(demand);
+    forget(engine, job_id);
+    if (!demand.empty()) {
+      engine->running_sharing().add(static_cast<int>(job_id), demand, changed_scratch());
+      engine->running.emplace(job_id, std::move(demand));
+    }
     return FF_OK;
   });
 }
@@ -61,7 +81,7 @@ unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max
 void ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id) {
   if (engine == nullptr) return;
   const std::lock_guard<std::mutex> lock(engine->running_lock);
-  engine->running.erase(job_id);
+  forget(engine, job_id);
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 // The adaptive locality wait at the C edge (ff_engine_wait_advice): Slurm's facts in,
 // the core's decision (placement/wait_decision.hpp) out.
 #include <algorithm>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -58,18 +59,14 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
                                  .time_limit_s = facts->time_limit_s,
                                  .comm_share = facts->comm_share,
                                  .cap_s = facts->cap_s};
-    std::vector<std::vector<fabricfit::BundleDemand>> others;
-    {
-      const std::lock_guard<std::mutex> lock(engine->running_lock);
-      others.reserve(engine->running.size());
-      for (const auto& [job, demand] : engine->running) others.push_back(demand);
-    }
+    // The running jobs' sharing is read in place (its what-if query changes nothing).
+    const std::lock_guard<std::mutex> lock(engine->running_lock);
     const auto d = fabricfit::decide_locality_wait(
         engine->index, engine->uplink_bundles(), gpus,
         std::span<const double>(host_free_at, static_cast<std::size_t>(n)),
         std::span<const std::uint8_t>(usable, static_cast<std::size_t>(n)),
         fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring"),
-        static_cast<int>(request->gpus_per_node), now, f, others);
+        static_cast<int>(request->gpus_per_node), now, f, &engine->running_sharing());
     out->wait = d.wait ? 1 : 0;
     out->leaf_group = d.leaf_group;
     out->slowdown_now = d.slowdown_now;

@@ -30,25 +30,11 @@ namespace {
 // The slowdown of the job on its placement: during its communication phases it drives its
 // HCAs at line rate (peak demand), and gets its max-min fair share of each uplink bundle
 // beside the running split jobs, each also at peak (the stress case: their bursts
-// overlap). Without others, an uplink bundle it overfills alone slows it by
-// capacity/demand.
+// overlap). Alone, an uplink bundle it overfills slows it by capacity/demand.
 double slowdown_beside(const UplinkBundles& bundles, const CommPattern& pattern, const Allocation& a,
-                       double comm_share, std::span<const std::vector<BundleDemand>> others) {
+                       double comm_share, const BandwidthSharing& beside) {
   const TrafficMatrix traffic = TrafficMatrix::build(pattern, a.gpus);
-  const std::vector<BundleDemand> demand = bundles.demand(traffic, a.hosts);
-  if (others.empty()) {
-    double rho = 1.0;
-    for (const BundleDemand& d : demand) {
-      if (d.gbps <= 0) continue;
-      const double cap = bundles.capacity_gbps(d.bundle);
-      rho = std::min(rho, cap <= 0 ? 0.0 : cap / d.gbps);
-    }
-    return slowdown(comm_share, rho);
-  }
-  BandwidthSharing sharing(bundles);
-  std::vector<int> changed;
-  for (std::size_t i = 0; i < others.size(); ++i) sharing.add(static_cast<int>(i), others[i], changed);
-  return slowdown(comm_share, std::min(1.0, sharing.rho_if_added(demand)));
+  return slowdown(comm_share, beside.rho_if_added(bundles.demand(traffic, a.hosts)));
 }
 
 }  // namespace
@@ -57,7 +43,7 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
                                   const GpuState& gpus, std::span<const double> host_free_at,
                                   std::span<const std::uint8_t> allowed, const CommPattern& pattern,
                                   int gpus_per_node, const Allocation& placed_now, const WaitFacts& facts,
-                                  std::span<const std::vector<BundleDemand>> others) {
+                                  const BandwidthSharing* beside) {
   WaitDecision d;
   const int nodes = static_cast<int>(placed_now.hosts.size());
   if (nodes < 2 || nodes > index.largest_leaf_group()) return d;
@@ -76,7 +62,10 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
     d.verdict = WaitVerdict::NoTimeLimit;
     return d;
   }
-  d.slowdown_now = slowdown_beside(bundles, pattern, placed_now, facts.comm_share, others);
+  d.slowdown_now =
+      beside != nullptr
+          ? slowdown_beside(bundles, pattern, placed_now, facts.comm_share, *beside)
+          : slowdown_beside(bundles, pattern, placed_now, facts.comm_share, BandwidthSharing(bundles));
   d.gain_s = std::max(0.0, facts.time_limit_s * (d.slowdown_now - 1.0));
   if (!(d.gain_s > 0)) {
     d.verdict = WaitVerdict::NoGain;

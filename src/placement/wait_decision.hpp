@@ -59,9 +59,9 @@ struct WaitDecision {
 };
 
 // `placed_now`: the placement the job could get now (hosts and GPUs per host).
-// `others`: the uplink demands of the split jobs running now (UplinkBundles::demand of
-// each, at peak): the job's slowdown now is its max-min fair share beside them, as the
-// replay counts it; empty: the job alone (a lower bound).
+// `beside`: the split jobs running now, with their peak uplink demands on `bundles`: the
+// job's slowdown now is its max-min fair share beside them, as the replay counts it;
+// nullptr: the job alone (a lower bound).
 // `host_free_at[h]`: when host h's jobs reach their time limits (<= now: free or
 // unknown). `allowed[h]`: host h may ever run the job (its partition, up, not
 // excluded); empty: every host. gpus: free and total GPUs per host now.
@@ -70,6 +70,6 @@ struct WaitDecision {
                                                 std::span<const std::uint8_t> allowed,
                                                 const CommPattern& pattern, int gpus_per_node,
                                                 const Allocation& placed_now, const WaitFacts& facts,
-                                                std::span<const std::vector<BundleDemand>> others = {});
+                                                const BandwidthSharing* beside = nullptr);
 
 }  // namespace fabricfit

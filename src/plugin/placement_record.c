@@ -122,7 +122,7 @@ static void _add_running(note_t *n, job_record_t *job_ptr)
 	ff_request_t req = {0};
 	char err[256] = "";
 
-	if (n->nhosts < 2)
+	if (n->nhosts < 2 || !IS_JOB_RUNNING(job_ptr))
 		return;
 	req.gpus_per_node = n->gpus_per_node;
 	req.total_gpus = n->total_gpus;
@@ -179,17 +179,19 @@ static void _commit(note_t *n)
 /* Running jobs that ended leave the locality wait's count (job read lock held). */
 static void _prune_running(void)
 {
-	uint32_t ids[256];
-	unsigned count;
+	uint32_t *ids;
+	unsigned count, listed;
 
 	pthread_rwlock_rdlock(&engine_lock);
-	if (engine) {
-		count = ff_engine_running_jobs(engine, ids, 256);
-		for (unsigned i = 0; i < count && i < 256; i++) {
+	if (engine && (count = ff_engine_running_jobs(engine, NULL, 0))) {
+		ids = xcalloc(count, sizeof(*ids));
+		listed = MIN(count, ff_engine_running_jobs(engine, ids, count));
+		for (unsigned i = 0; i < listed; i++) {
 			job_record_t *job_ptr = find_job_record(ids[i]);
 			if (!job_ptr || !IS_JOB_RUNNING(job_ptr))
 				ff_engine_running_remove(engine, ids[i]);
 		}
+		xfree(ids);
 	}
 	pthread_rwlock_unlock(&engine_lock);
 }

@@ -122,10 +122,14 @@ TEST(WaitDecision, OtherRunningJobsMakeAWaitPay) {
   const LocalityIndex index(c.fabric);
   const UplinkBundles bundles(index);
   const WaitFacts facts{.now = 1000, .eligible = 1000, .time_limit_s = 600, .comm_share = 0.5, .cap_s = 3600};
-  const auto ask = [&](std::span<const std::vector<BundleDemand>> others) {
-    return decide_locality_wait(index, bundles, c.gpus, c.free_at, {}, c.alltoall, 8, c.now, facts, others);
+  // The running jobs, each with the same demand on every bundle.
+  const auto ask = [&](int running, const std::vector<BundleDemand>& each) {
+    BandwidthSharing beside(bundles);
+    std::vector<int> changed;
+    for (int j = 0; j < running; ++j) beside.add(j, each, changed);
+    return decide_locality_wait(index, bundles, c.gpus, c.free_at, {}, c.alltoall, 8, c.now, facts, &beside);
   };
-  EXPECT_EQ(ask({}).verdict, WaitVerdict::NoGain);
+  EXPECT_EQ(ask(0, {}).verdict, WaitVerdict::NoGain);
 
   // The job's own demand: 266.7 Gb/s on each of its bundles (group 0 up and down, group 1
   // up and down; 4 uplinks of 200 Gb/s each, 800 Gb/s a bundle).
@@ -137,15 +141,13 @@ TEST(WaitDecision, OtherRunningJobsMakeAWaitPay) {
   // is 200 Gb/s; rho = 200 / 266.7 = 0.75, s = 0.5 + 0.5 / 0.75 = 7/6, gain = 100 s > 60 s.
   std::vector<BundleDemand> busy = own;
   for (auto& d : busy) d.gbps = 400;
-  const std::vector<std::vector<BundleDemand>> three(3, busy);
-  const WaitDecision d = ask(three);
+  const WaitDecision d = ask(3, busy);
   EXPECT_EQ(d.verdict, WaitVerdict::Waits);
   EXPECT_NEAR(d.slowdown_now, 7.0 / 6.0, 1e-9);
   EXPECT_NEAR(d.gain_s, 100, 1e-9);
   EXPECT_EQ(d.leaf_group, 0);
   // Two running jobs with the job's own demand: 3 x 266.7 = 800 fits; nothing to gain.
-  const std::vector<std::vector<BundleDemand>> two(2, own);
-  EXPECT_EQ(ask(two).verdict, WaitVerdict::NoGain);
+  EXPECT_EQ(ask(2, own).verdict, WaitVerdict::NoGain);
 }
 
 TEST(WaitDecision, HostsPastTheirLimitsAndHostsNotUsable) {
