@@ -16,11 +16,11 @@ build=${FABRICFIT_ASAN_BUILD:-$top/build-asan}
 out=${FUZZ_LONG_DIR:-$build/fuzz-long}/$name
 [ -f "$build/Makefile" ] || { echo "fuzz-long: no sanitizer build in $build (contrib/run-sanitizers.sh --unit-only makes one)" >&2; exit 2; }
 case $name in comm_pattern) len=256 ;; snapshot|ibnd_cache) len=8192 ;; *) len=4096 ;; esac
-opts=()
-[ "$name" = ibnd_cache ] && opts+=(-detect_leaks=0)   # libibnetdisc's own leaks (Makefile.am)
-[ -f "$top/tests/fuzz/$name.dict" ] && opts+=(-dict="$top/tests/fuzz/$name.dict")
 
 make -s -C "$build" "fuzz_$name" "fuzz-seed-$name" > /dev/null
+# The target's own options (FUZZ_OPTS_NAME in Makefile.am, e.g. ibnd_cache's -detect_leaks=0).
+read -r -a opts <<< "$(make -s -C "$build" "print-fuzz-opts-$name")"
+[ -f "$top/tests/fuzz/$name.dict" ] && opts+=(-dict="$top/tests/fuzz/$name.dict")
 mkdir -p "$out/corpus" "$out/artifacts"
 cp -n "$build/fuzz-corpus-$name"/* "$out/corpus/"
 cp "$build/fuzz_$name" "$out/fuzz_$name"   # a frozen copy: a rebuild does not touch the run

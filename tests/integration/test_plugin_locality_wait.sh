@@ -84,7 +84,7 @@ else
   fail "(a) scontrol show job shows the locality wait" "Reason=$(job_field "$w" Reason)"
 fi
 check "(a) slurmctld logged the decision (gain 200 s > expected wait)" \
-  grep -q "fabricfit: JobId=$w waits: .*gain 200s > expected wait 1[01][0-9]s" "$ctld_log"
+  wait_for 5 grep -q "fabricfit: JobId=$w waits: .*gain 200s > expected wait 1[01][0-9]s" "$ctld_log"
 
 # (d) a 1-minute job may use a free host the waiting job expects; a 10-minute one may not.
 short=$(submit -t 1 -w gpu001 --wrap 'sleep 4')
@@ -114,7 +114,7 @@ if wait_for 10 running "$w"; then
   ok "(b) the 5-minute job $w started at once"
   check "(b) split over 2 leaf groups: $(job_field "$w" NodeList)" test "$(leaves_of "$w")" = 2
   check "(b) slurmctld logged why not: wait exceeds gain" \
-    grep -q "eval_nodes JobId=$w .*locality-wait=wait-exceeds-gain gain=50s" "$ctld_log"
+    wait_for 5 grep -q "eval_nodes JobId=$w .*locality-wait=wait-exceeds-gain gain=50s" "$ctld_log"
 else
   fail "(b) $w started at once" "state $(job_state "$w"), reason $(reason "$w")"
 fi
@@ -170,7 +170,7 @@ alone=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --
 if wait_for 10 running "$alone"; then
   ok "(e) alone, the split 10-minute job $alone starts at once: $(job_field "$alone" NodeList)"
   check "(e) slurmctld logged nothing to gain alone" \
-    grep -q "eval_nodes JobId=$alone .*locality-wait=no-gain gain=0s" "$ctld_log"
+    wait_for 5 grep -q "eval_nodes JobId=$alone .*locality-wait=no-gain gain=0s" "$ctld_log"
 else
   fail "(e) the job alone started at once" "state $(job_state "$alone"), reason $(reason "$alone")"
 fi
