@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "capi/fabricfit_api.h"
+#include "placement/comm_pattern.hpp"
 #include "placement/fragmentation.hpp"
 #include "placement/gpu_state.hpp"
 #include "placement/locality_index.hpp"
 #include "placement/runtime_model.hpp"
 #include "placement/selector.hpp"
+#include "placement/traffic_matrix.hpp"
 #include "topology/snapshot.hpp"
 
 struct ff_engine {
@@ -58,24 +60,54 @@ struct ff_engine {
   fabricfit::FabricfitSelector selector;
   std::vector<int> rank;
   fabricfit::GpuState gpus;  // reused across decisions
-  // The uplink bundles of the run-time model, built at the first locality-wait question
-  // (wait_api.cpp).
-  std::optional<fabricfit::UplinkBundles> bundles;
+  // The split jobs running now (by Slurm job id): what their traffic is, and their peak
+  // uplink demands under the current routing; their max-min fair sharing of the uplinks is
+  // what the locality wait asks what a split would get beside (running_api.cpp,
+  // wait_api.cpp). Filled by the placement record thread and read by evaluations: the
+  // bundles, the running jobs and their sharing are all guarded by running_lock.
+  struct RunningJob {
+    fabricfit::CommPattern pattern;
+    std::vector<int> hosts, gpus;
+    std::vector<fabricfit::BundleDemand> demand;
+  };
+  std::mutex running_lock;
+  std::map<std::uint32_t, RunningJob> running;
+
+  // The uplink bundles of the run-time model under the routing LocalityWaitRouting names,
+  // built at the first question (running_lock held).
   const fabricfit::UplinkBundles& uplink_bundles() {
-    if (!bundles) bundles.emplace(index, fabricfit::UplinkRouting::Ecmp, &snapshot.fabric);
+    if (!bundles) bundles.emplace(index, routing, &snapshot.fabric);
     return *bundles;
   }
-  // The split jobs running now (by Slurm job id), with their peak uplink demands, and their
-  // max-min fair sharing of the uplinks, which the locality wait asks what a split would get
-  // beside them (running_api.cpp, wait_api.cpp). Filled by the placement record thread and
-  // read by evaluations: guarded by its own lock.
-  std::mutex running_lock;
-  std::map<std::uint32_t, std::vector<fabricfit::BundleDemand>> running;
   fabricfit::BandwidthSharing& running_sharing() {
     if (!sharing) sharing.emplace(uplink_bundles());
     return *sharing;
   }
+  // A job's demands on the bundles (empty: no traffic leaves a leaf group).
+  std::vector<fabricfit::BundleDemand> demand_of(const RunningJob& job) {
+    return uplink_bundles().demand(fabricfit::TrafficMatrix::build(job.pattern, job.gpus), job.hosts);
+  }
+  // A change of LocalityWaitRouting (a reconfigure) rebuilds the bundles and prices the
+  // running jobs again on them (running_lock held).
+  void use_routing(fabricfit::UplinkRouting wanted) {
+    if (wanted == routing) return;
+    routing = wanted;
+    sharing.reset();  // it refers to the bundles
+    bundles.reset();
+    std::vector<int> changed;
+    for (auto it = running.begin(); it != running.end();) {
+      it->second.demand = demand_of(it->second);
+      if (it->second.demand.empty()) {
+        it = running.erase(it);
+        continue;
+      }
+      running_sharing().add(static_cast<int>(it->first), it->second.demand, changed);
+      ++it;
+    }
+  }
 
  private:
+  fabricfit::UplinkRouting routing = fabricfit::UplinkRouting::Ecmp;
+  std::optional<fabricfit::UplinkBundles> bundles;
   std::optional<fabricfit::BandwidthSharing> sharing;
 };

@@ -29,6 +29,7 @@ typedef struct ff_settings {
   int debug_placement;                  /* DebugFlags=Placement */
   double locality_wait_max_s;           /* LocalityWaitMax: seconds; 0 = no locality wait */
   double locality_wait_comm_share;      /* LocalityWaitCommShare: the run-time model's f */
+  int locality_wait_static_routing;     /* LocalityWaitRouting=static (else ecmp) */
 } ff_settings_t;
 
 /* Checks a --comm-pattern value; on success writes its canonical spelling. */
@@ -178,6 +179,7 @@ typedef struct ff_wait_facts {
   double time_limit_s; /* the job's time limit; 0: none (the job never waits) */
   double comm_share;   /* LocalityWaitCommShare */
   double cap_s;        /* LocalityWaitMax; 0: never waits */
+  int static_routing;  /* LocalityWaitRouting=static: the model routes flows per cable */
 } ff_wait_facts_t;
 
 typedef struct ff_wait_advice {

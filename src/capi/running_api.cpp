@@ -28,7 +28,7 @@ std::vector<int>& changed_scratch() {
 void forget(ff_engine_t* engine, std::uint32_t job_id) {
   const auto it = engine->running.find(job_id);
   if (it == engine->running.end()) return;
-  engine->running_sharing().remove(static_cast<int>(job_id), it->second, changed_scratch());
+  engine->running_sharing().remove(static_cast<int>(job_id), it->second.demand, changed_scratch());
   engine->running.erase(it);
 }
 
@@ -44,24 +44,26 @@ int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request
   }
   return guarded(err, err_len, [&]() -> int {
     const int n = engine->index.host_count();
-    fabricfit::Allocation a;
+    ff_engine::RunningJob job{
+        .pattern = fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring"),
+        .hosts = {},
+        .gpus = {},
+        .demand = {}};
     // Without GPUs per node, the total spread evenly: the traffic's shape per host.
     const int even = nhosts > 0 ? static_cast<int>((request->total_gpus + nhosts - 1) / nhosts) : 0;
     for (unsigned i = 0; i < nhosts; ++i) {
       if (hosts[i] < 0 || hosts[i] >= n) throw fabricfit::RequestError("running host out of range");
-      a.hosts.push_back(hosts[i]);
-      a.gpus.push_back(
+      job.hosts.push_back(hosts[i]);
+      job.gpus.push_back(
           std::clamp(request->gpus_per_node > 0 ? static_cast<int>(request->gpus_per_node) : even, 1,
                      ff_engine::kMaxGpusPerHost));
     }
-    const auto pattern =
-        fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring");
-    auto demand = engine->uplink_bundles().demand(fabricfit::TrafficMatrix::build(pattern, a.gpus), a.hosts);
     const std::lock_guard<std::mutex> lock(engine->running_lock);
     forget(engine, job_id);
-    if (!demand.empty()) {
-      engine->running_sharing().add(static_cast<int>(job_id), demand, changed_scratch());
-      engine->running.emplace(job_id, std::move(demand));
+    job.demand = engine->demand_of(job);
+    if (!job.demand.empty()) {
+      engine->running_sharing().add(static_cast<int>(job_id), job.demand, changed_scratch());
+      engine->running.emplace(job_id, std::move(job));
     }
     return FF_OK;
   });

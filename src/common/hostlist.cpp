@@ -114,10 +114,13 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
   for (std::size_t k = 0; k < parsed.size();) {
     std::size_t end = k;
     while (end < parsed.size() && !parsed[end].single && parsed[end].prefix == parsed[k].prefix) ++end;
+    // Distinct widths only (at most 18): one entry per name made this quadratic.
     std::vector<int> padded_widths;
     for (std::size_t i = k; i < end; ++i) {
       if (padding(parsed[i].number, parsed[i].width) > 0) padded_widths.push_back(parsed[i].width);
     }
+    std::sort(padded_widths.begin(), padded_widths.end());
+    padded_widths.erase(std::unique(padded_widths.begin(), padded_widths.end()), padded_widths.end());
     for (std::size_t i = k; i < end; ++i) {
       Name& n = parsed[i];
       if (padding(n.number, n.width) > 0) continue;

@@ -8,9 +8,12 @@ namespace fabricfit {
 namespace {
 
 // A typo like [1-999999999], many ranges in one bracket or a very long name times a big
-// range must not eat the memory: the names and their characters are both bounded.
-constexpr long kMaxNames = 1L << 22;
-constexpr std::size_t kMaxBytes = std::size_t{1} << 26;  // 64 MiB: far beyond any real cluster
+// range must not eat the memory: the names and their characters are both bounded. 256 Ki
+// names is far beyond any real cluster (Slurm itself refuses a range of over 64 Ki hosts);
+// the earlier 4 Mi names, at tens of bytes each and copied by the callers, took gigabytes
+// (fuzz_hostlist ran out of its 2 GiB).
+constexpr long kMaxNames = 1L << 18;
+constexpr std::size_t kMaxBytes = std::size_t{1} << 24;  // 16 MiB
 
 struct Names {
   std::vector<std::string>& out;

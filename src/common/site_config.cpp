@@ -109,6 +109,14 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       const auto f = parse_real(value, 0, 1);
       if (!f) fail(fmt::format("LocalityWaitCommShare={} is not a number from 0 to 1", value));
       config.locality_wait_comm_share = *f;
+    } else if (key_is(key, "LocalityWaitRouting")) {
+      if (key_is(value, "static")) {
+        config.locality_wait_static_routing = true;
+      } else if (key_is(value, "ecmp")) {
+        config.locality_wait_static_routing = false;
+      } else {
+        fail(fmt::format("LocalityWaitRouting={} is not ecmp or static", value));
+      }
     } else if (key_is(key, "DebugFlags")) {
       // Comma-separated, as Slurm's DebugFlags; "none" clears them.
       config.debug_placement = false;

@@ -33,6 +33,10 @@ struct SiteConfig {
   // collectives (the run-time model's f).
   double locality_wait_max_s = 3600;
   double locality_wait_comm_share = 0.3;
+  // LocalityWaitRouting=static: the run-time model pins each flow to one uplink cable by
+  // destination (the subnet manager's static routing, where flows collide), not ECMP's
+  // even spread over a leaf group's uplinks (docs/placement.md).
+  bool locality_wait_static_routing = false;
 };
 
 // A bad line: the message names the file, the line and the reason, as in

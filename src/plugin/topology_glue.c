@@ -210,8 +210,9 @@ extern char *ffg_describe(char **fabric)
 		   conf_status, settings.source);
 	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings.snapshot_file,
 		   settings.default_pattern);
-	xstrfmtcat(out, "LocalityWaitMax=%.0f LocalityWaitCommShare=%g\n",
-		   settings.locality_wait_max_s, settings.locality_wait_comm_share);
+	xstrfmtcat(out, "LocalityWaitMax=%.0f LocalityWaitCommShare=%g LocalityWaitRouting=%s\n",
+		   settings.locality_wait_max_s, settings.locality_wait_comm_share,
+		   settings.locality_wait_static_routing ? "static" : "ecmp");
 	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n", engine ? "fabricfit" : "slurm-default",
 		   status);
 	if (engine && running_in_slurmctld()) {

@@ -167,6 +167,64 @@ TEST(EngineApiLoad, BadSnapshotIsRefusedWithItsName) {
   EXPECT_EQ(ff_engine_load("/nonexistent/fabric.snap", &engine, err, sizeof err), FF_EINVAL);
 }
 
+// LocalityWaitRouting reaches the run-time model: on a 2:1 fabric (two leaf groups of 4
+// hosts, 2 uplink cables each), a ring gpu001-gpu005 is running and a ring gpu002-gpu007
+// is offered. Both send towards gpu005 and gpu007, which static routes (destination mod
+// cables) pin to the same cable of the second group: each gets half its demand (rho 0.5,
+// slowdown 1 + f). ECMP spreads them over both cables: no slowdown. The running job is
+// priced again when the setting changes, both ways.
+TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
+  const auto dir = fs::temp_directory_path() / ("ff-engine-routing-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto snap = dir / "fabric.snap";
+  fabricfit::ClosSpec spec;
+  spec.leaves = 2;
+  spec.hosts_per_leaf = 4;
+  spec.uplinks = 2;
+  const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
+  fabricfit::save_snapshot(snap, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
+                           fabricfit::SnapshotInfo{});
+  ff_engine_t* engine = nullptr;
+  char err[512] = "";
+  ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
+  const int n = ff_engine_host_count(engine);
+  ASSERT_EQ(n, 8);
+  const auto h = [&](const char* name) { return ff_engine_host(engine, name); };
+  ff_request_t req{2, 2, 8, 16, 0, "ring"};
+  const int running[] = {h("gpu001"), h("gpu005")};
+  ASSERT_EQ(ff_engine_running_add(engine, 41, &req, running, 2, err, sizeof err), FF_OK) << err;
+
+  std::vector<int> free_gpus(n, 8), total(n, 8), hosts(n);
+  free_gpus[running[0]] = free_gpus[running[1]] = 0;
+  std::vector<unsigned char> usable(n, 1);
+  std::vector<double> free_at(n, 0.0);
+  free_at[running[0]] = free_at[running[1]] = 1000.0 + 600;
+  const int placed[] = {h("gpu002"), h("gpu007")};
+  const auto slowdown = [&](int static_routing) {
+    ff_wait_facts_t facts{};
+    facts.now = facts.eligible = 1000.0;
+    facts.time_limit_s = 3600;
+    facts.comm_share = 0.3;
+    facts.cap_s = 3600;
+    facts.static_routing = static_routing;
+    ff_wait_advice_t advice{};
+    EXPECT_EQ(ff_engine_wait_advice(engine, &req, placed, 2, usable.data(), free_gpus.data(), total.data(),
+                                    free_at.data(), &facts, &advice, hosts.data(), err, sizeof err),
+              FF_OK)
+        << err;
+    return advice.slowdown_now;
+  };
+  EXPECT_NEAR(slowdown(0), 1.0, 1e-9);
+  EXPECT_NEAR(slowdown(1), 1.3, 1e-9);
+  EXPECT_EQ(ff_engine_running_jobs(engine, nullptr, 0), 1u) << "the running job is kept across the change";
+  EXPECT_NEAR(slowdown(0), 1.0, 1e-9);
+  // Alone (the running job gone), static routes do not collide: one flow per cable.
+  ff_engine_running_remove(engine, 41);
+  EXPECT_NEAR(slowdown(1), 1.0, 1e-9);
+  ff_engine_free(engine);
+  fs::remove_all(dir);
+}
+
 TEST(EngineApiTres, GpusFromSlurmTresStrings) {
   EXPECT_EQ(ff_tres_gpus("gres/gpu:8"), 8u);
   EXPECT_EQ(ff_tres_gpus("gres/gpu:h100:4"), 4u);

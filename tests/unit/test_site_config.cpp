@@ -116,4 +116,10 @@ TEST(SiteConfig, LocalityWaitSettings) {
             "fabricfit.conf:1: LocalityWaitMax=-5 is not a number of seconds from 0 to 604800");
   EXPECT_EQ(error_of("LocalityWaitCommShare=1.5\n"),
             "fabricfit.conf:1: LocalityWaitCommShare=1.5 is not a number from 0 to 1");
+  EXPECT_FALSE(defaults.locality_wait_static_routing);
+  EXPECT_TRUE(parse_site_config("LocalityWaitRouting=static\n", "x").locality_wait_static_routing);
+  EXPECT_FALSE(parse_site_config("LocalityWaitRouting=static\nLocalityWaitRouting=ECMP\n", "x")
+                   .locality_wait_static_routing);
+  EXPECT_EQ(error_of("LocalityWaitRouting=adaptive\n"),
+            "fabricfit.conf:1: LocalityWaitRouting=adaptive is not ecmp or static");
 }
