@@ -102,10 +102,14 @@ run_policy() {
   rm -rf "$res"; mkdir -p "$res/jobs" "$res/registry"
   chmod 0755 "$res" "$res/jobs"
   sed "s|@JOBCOMP@|$res/jobcomp.log|" "$out/extra.conf.in" > "$res/extra.conf"
+  # The plugin's locality wait prices splits with the routing the emulator runs
+  # (LocalityWaitRouting): under ECMP nothing collides and no job would wait.
+  printf '%s\n' "SnapshotFile=$dir/fabric.snapshot" "LocalityWaitRouting=$routing" > "$res/fabricfit.conf"
   port=$(pick_ports 64)
   log "$policy: lab up in $dir (ports $port-$((port + 64)))"
   lab_up "$dir" --nodes 64 --leaves 8 --spines 2 --uplinks 4 --degrade "$degrade" --topology "$policy" \
-    --ctld-port "$port" --slurmd-port $((port + 1)) --slurm-conf-extra "$res/extra.conf" --timeout 120 || return 1
+    --ctld-port "$port" --slurmd-port $((port + 1)) --slurm-conf-extra "$res/extra.conf" \
+    --fabricfit-conf "$res/fabricfit.conf" --timeout 120 || return 1
   cp "$dir/fabric.snapshot" "$res/fabric.snapshot"
   "$ff" show --json "$res/fabric.snapshot" > "$res/fabric.json"
   [ ! -f "$dir/topology.conf" ] || cp "$dir/topology.conf" "$res/topology.conf"

@@ -130,12 +130,35 @@ lab_recorded_pids() {
   } 2>/dev/null | grep -E '^[0-9]+$' | sort -un
 }
 
-# pid_running PID: alive and not a zombie (reaping of orphans can lag behind their exit).
+# pid_running PID[:START]: alive and not a zombie (reaping of orphans can lag behind their
+# exit). With :START (lab_recorded_procs), only the same process: its start time (field 22
+# of /proc/PID/stat) must match, as another process may have been given the PID since.
 pid_running() {
-  local state
-  [ -r "/proc/$1/stat" ] || return 1
-  state=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
-  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+  local pid=${1%%:*} fields state
+  [ -r "/proc/$pid/stat" ] || return 1
+  fields=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null) || return 1
+  state=${fields:0:1}
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ] || return 1
+  [ "$pid" = "$1" ] || [ "$(awk '{ print $20 }' <<<"$fields")" = "${1#*:}" ]
+}
+
+# lab_recorded_procs DIR: the processes of lab_recorded_pids alive now, as PID:START, for
+# pid_running after `down`.
+lab_recorded_procs() {
+  local p start
+  for p in $(lab_recorded_pids "$1"); do
+    start=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $20 }') || continue
+    [ -n "$start" ] && echo "$p:$start"
+  done
+}
+
+# procs_alive PID:START...: those still alive, each with its command name (for a message).
+procs_alive() {
+  local p
+  for p in "$@"; do
+    pid_running "$p" && printf '%s(%s) ' "${p%%:*}" "$(cat "/proc/${p%%:*}/comm" 2>/dev/null)"
+  done
+  return 0
 }
 
 # Always take down every lab this test brought up, even when it fails or is interrupted.

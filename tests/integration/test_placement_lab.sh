@@ -14,7 +14,7 @@ if ! lab_up "$lab" --nodes 32 --leaves 4 --ctld-port "$port" --slurmd-port $((po
   done_testing
 fi
 ctld_log=$lab/log/slurmctld.log
-pids=$(lab_recorded_pids "$lab")
+pids=$(lab_recorded_procs "$lab")
 
 # Leaf group of a node in the generated fabric: 8 hosts per leaf, gpu001..gpu008 on leaf 1.
 leaf_of() { echo $(( (10#${1#gpu} - 1) / 8 + 1 )); }

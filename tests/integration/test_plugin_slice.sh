@@ -14,7 +14,7 @@ if ! lab_up "$lab" --ctld-port "$port" --slurmd-port $((port + 1)); then
   done_testing
 fi
 ok "lab up: $(sinfo -h -o '%D nodes %t' | head -1)"
-pids=$(lab_recorded_pids "$lab")
+pids=$(lab_recorded_procs "$lab")
 ctld_log=$lab/log/slurmctld.log
 
 check "sinfo shows 32 idle nodes" test "$(sinfo -h -t idle -o '%D')" = 32
