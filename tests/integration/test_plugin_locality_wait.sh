@@ -187,4 +187,9 @@ check "(e) slurmctld logged the gain beside the running job (300 s)" \
 scancel "$alone"
 clear_jobs
 
+# --- (f) LocalityWaitRouting reaches slurmctld (the model's static routes: unit tests,
+# EngineApiWait; with one uplink per group here, static and ECMP price alike).
+check "(f) LocalityWaitRouting=static taken" \
+  settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitRouting=static'
+
 done_testing
