@@ -174,6 +174,16 @@ _lib_on_exit() {
     echo "1..$((_tap_n + 1))"
     [ "$rc" -ne 0 ] || rc=1
   fi
+  if [ "$rc" -ne 0 ]; then
+    # CI keeps only this output: the end of each lab's controller log, and whatever the
+    # controller wrote to stderr (a crash, an assertion).
+    for d in "${_labs[@]}"; do
+      [ -r "$d/log/slurmctld.log" ] || continue
+      diag "the last lines of $d/log/slurmctld.log:"
+      tail -n 25 "$d/log/slurmctld.log" | sed 's/^/#   /'
+      [ -s "$d/log/slurmctld.stderr" ] && { diag "$d/log/slurmctld.stderr:"; tail -n 10 "$d/log/slurmctld.stderr" | sed 's/^/#   /'; }
+    done
+  fi
   if [ "$rc" -eq 0 ] && [ "${FABRICFIT_KEEP_LAB:-0}" != 1 ]; then
     for d in "${_tmpdirs[@]}"; do rm -rf "$d"; done
   elif [ ${#_tmpdirs[@]} -gt 0 ]; then
