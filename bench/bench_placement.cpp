@@ -5,7 +5,10 @@
 // on a shared machine wall time adds whatever preemption happened to hit it) and by the
 // wall clock. Counters: median and 99th percentile in microseconds, CPU (p50_us, p99_us)
 // and wall (wall_p50_us, wall_p99_us). After the runs, the growth of the CPU p99 from 1k
-// to 32k hosts is compared with n log n.
+// to 32k hosts is compared with n log n. wait_advice_latency times the adaptive locality
+// wait's question that slurmctld adds to an evaluation whose placement is split (the
+// run-time model beside 32 running split jobs, ECMP and static routes), and is reported
+// as a ratio to fabricfit's own decision at the same size, run in the same process.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -19,7 +22,10 @@
 
 #include "fabric_fixture.hpp"
 #include "placement/baselines.hpp"
+#include "placement/runtime_model.hpp"
 #include "placement/selector.hpp"
+#include "placement/traffic_matrix.hpp"
+#include "placement/wait_decision.hpp"
 
 namespace fabricfit {
 namespace {
@@ -85,6 +91,15 @@ std::map<std::pair<std::string, int>, double>& p99_results() {
   static std::map<std::pair<std::string, int>, double> m;
   return m;
 }
+std::map<std::pair<std::string, int>, double>& p50_results() {
+  static std::map<std::pair<std::string, int>, double> m;
+  return m;
+}
+// The locality wait's p50 by routing and size.
+std::map<std::pair<std::string, int>, double>& wait_p50_results() {
+  static std::map<std::pair<std::string, int>, double> m;
+  return m;
+}
 
 template <typename Policy>
 void decision_latency(benchmark::State& state) {
@@ -119,6 +134,7 @@ void decision_latency(benchmark::State& state) {
   state.counters["wall_p99_us"] = pct(wall_us, 0.99);
   state.counters["hosts"] = hosts;
   p99_results()[{policy.name(), hosts}] = pct(cpu_us, 0.99);
+  p50_results()[{policy.name(), hosts}] = pct(cpu_us, 0.50);
 }
 
 BENCHMARK_TEMPLATE(decision_latency, FabricfitSelector)
@@ -129,11 +145,79 @@ BENCHMARK_TEMPLATE(decision_latency, FabricfitSelector)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(1.0);
+// The locality wait's question for a split placement: 2-16 hosts of the request mix,
+// half in one leaf group and half in the next, beside 32 running split rings of 4 hosts.
+void wait_advice_latency(benchmark::State& state) {
+  const int hosts = static_cast<int>(state.range(0));
+  const auto routing = state.range(1) != 0 ? UplinkRouting::Static : UplinkRouting::Ecmp;
+  static std::map<int, std::unique_ptr<Cluster>> clusters;
+  auto& cluster = clusters[hosts];
+  if (!cluster) cluster = std::make_unique<Cluster>(hosts);
+  const LocalityIndex& index = cluster->world.index;
+  const UplinkBundles bundles(index, routing, &cluster->world.fabric);
+  BandwidthSharing running(bundles);
+  std::mt19937 rng(11);
+  std::vector<int> changed;
+  const int groups = index.leaf_group_count();
+  const auto split = [&](int n, int first_group) {
+    Allocation a;
+    for (int i = 0; i < n; ++i) {
+      const auto& members = index.hosts_of((first_group + (i < n / 2 ? 0 : 1)) % groups);
+      a.hosts.push_back(members[static_cast<std::size_t>(i) % members.size()]);
+      a.gpus.push_back(8);
+    }
+    return a;
+  };
+  for (int j = 0; j < 32; ++j) {
+    const Allocation a = split(4, static_cast<int>(rng() % static_cast<unsigned>(groups)));
+    running.add(j, bundles.demand(TrafficMatrix::build(parse_comm_pattern("ring"), a.gpus), a.hosts),
+                changed);
+  }
+  std::vector<double> free_at(static_cast<std::size_t>(index.host_count()), 0.0);
+  for (int h = 0; h < index.host_count(); ++h) {
+    if (cluster->world.gpus.free[h] < cluster->world.gpus.total[h]) free_at[h] = 60.0 + (rng() % 3600);
+  }
+  const std::vector<std::uint8_t> allowed(static_cast<std::size_t>(index.host_count()), 1);
+  std::vector<JobRequest> requests;
+  for (const JobRequest& r : request_mix()) {
+    if (r.min_nodes >= 2 && r.min_nodes <= 16) requests.push_back(r);
+  }
+  const WaitFacts facts{.now = 0, .eligible = 0, .time_limit_s = 3600, .comm_share = 0.3, .cap_s = 3600};
+  std::vector<double> cpu_us;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const JobRequest& r = requests[next % requests.size()];
+    const Allocation now = split(r.min_nodes, static_cast<int>(next++ % static_cast<std::size_t>(groups)));
+    const double c0 = thread_cpu_seconds();
+    auto d = decide_locality_wait(index, bundles, cluster->world.gpus, free_at, allowed, r.pattern,
+                                  r.gpus_per_node, now, facts, &running);
+    const double c1 = thread_cpu_seconds();
+    benchmark::DoNotOptimize(d);
+    state.SetIterationTime(c1 - c0);
+    cpu_us.push_back((c1 - c0) * 1e6);
+  }
+  std::sort(cpu_us.begin(), cpu_us.end());
+  const double p50 = cpu_us[cpu_us.size() / 2];
+  state.counters["p50_us"] = p50;
+  state.counters["p99_us"] = cpu_us[std::min(cpu_us.size() - 1, cpu_us.size() * 99 / 100)];
+  state.counters["hosts"] = hosts;
+  wait_p50_results()[{to_string(routing), hosts}] = p50;
+}
+
 BENCHMARK_TEMPLATE(decision_latency, TreePolicy)
     ->Arg(1024)
     ->Arg(4096)
     ->Arg(16384)
     ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(1.0);
+
+BENCHMARK(wait_advice_latency)
+    ->Args({1024, 0})
+    ->Args({1024, 1})
+    ->Args({4096, 0})
+    ->Args({4096, 1})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(1.0);
@@ -159,6 +243,14 @@ int main(int argc, char** argv) {
       fmt::print("  {}k {:.1f}x (n log n {:.1f}x)", key.second / 1024, p99 / base->second, nlogn);
     }
     fmt::print("\n");
+  }
+  // The locality wait's question against fabricfit's decision (p50 over p50, same process).
+  for (const auto& [key, p50] : fabricfit::wait_p50_results()) {
+    const auto place = fabricfit::p50_results().find({"fabricfit", key.second});
+    if (place == fabricfit::p50_results().end()) continue;
+    fmt::print(
+        "locality wait ({}) at {}k hosts: p50 {:.1f} us, {:.2f}x fabricfit's decision (p50 {:.1f} us)\n",
+        key.first, key.second / 1024, p50, p50 / place->second, place->second);
   }
   return 0;
 }
