@@ -32,7 +32,8 @@ rc=0
 date -u +%FT%TZ > end
 execs=$(grep -o 'number_of_executed_units: *[0-9]*' log | grep -o '[0-9]*$' || echo 0)
 rate=$(grep -o 'average_exec_per_sec: *[0-9]*' log | grep -o '[0-9]*$' || echo 0)
-read -r user sys wall < cputime || true
+# time(1) writes "Command exited with non-zero status N" first when the run fails.
+read -r user sys wall < <(tail -n 1 cputime) || true
 corpus=$(grep -oE 'corp: [0-9]+/[0-9]+(b|Kb|Mb)' log | tail -n 1 | cut -d' ' -f2)
 crashes=$(find artifacts -type f ! -name 'slow-unit-*' | wc -l)
 echo "fuzz_$name: $execs executions, $rate exec/s, CPU ${user:-?}+${sys:-?} s, wall ${wall:-?} s, corpus $corpus, crashes $crashes, rc $rc ($(cat start)..$(cat end))"
