@@ -18,7 +18,9 @@
 # Environment: JOBS (320), START (trace jobs skipped first, 0), MARK (lab-stream: the
 # section of docs/placement.md, and docs/<MARK with _>_jobs.csv, that --update-docs writes), WALL_MIN (minutes the arrivals and the longest job span
 # together, 12), CAP_H (trace durations capped at this many hours, 8), LOAD (offered load,
-# fabricfit replay --target-load, 0.8), POLICIES ("tree fabricfit"), TRACE (cluster04's
+# fabricfit replay --target-load, 0.8), POLICIES ("tree fabricfit"), REPEAT (1: with N, the
+# policies run alternately N times, tree fabricfit tree fabricfit ..., the K-th run's records
+# in OUT/POLICY.K, and the summary adds every pair and the median of their ratios), TRACE (cluster04's
 # CSV under /work/shared/traces), FABRICFIT (the CLI, default build/fabricfit), LAB_DIR
 # (prefix of the lab directories, /var/tmp/labrun-stream), WAIT_CAP (the replay's
 # adaptive wait cap for its prediction, 28800 s), TICK (emulator tick, 2 s), SLURM_ENV
@@ -38,6 +40,7 @@ wall_min=${WALL_MIN:-12}
 cap_h=${CAP_H:-8}
 load=${LOAD:-0.8}
 policies=${POLICIES:-"tree fabricfit"}
+repeat=${REPEAT:-1}
 trace=${TRACE:-/work/shared/traces/elasticflow-itp-2021/cluster04.csv}
 ff=$(realpath "${FABRICFIT:-$top/build/fabricfit}")
 lab_prefix=${LAB_DIR:-/var/tmp/labrun-stream}
@@ -97,8 +100,16 @@ OverTimeLimit=UNLIMITED
 SchedulerParameters=batch_sched_delay=0,bf_interval=5,sched_interval=10
 EOC
 
+# slurmctld's CPU seconds so far (user + system, all its threads), from /proc: what the
+# whole controller cost, beside sdiag's per-cycle means.
+ctld_cpu() {
+  local pid
+  pid=$(cat "$1/run/slurmctld.pid" 2>/dev/null) || return 0
+  sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($12 + $13) / hz }'
+}
+
 run_policy() {
-  local policy=$1 dir=$lab_prefix-$1 res=$out/$1 port t0 now i
+  local policy=${1%%.*} dir=$lab_prefix-${1%%.*} res=$out/$1 port t0 now i
   rm -rf "$res"; mkdir -p "$res/jobs" "$res/registry"
   chmod 0755 "$res" "$res/jobs"
   sed "s|@JOBCOMP@|$res/jobcomp.log|" "$out/extra.conf.in" > "$res/extra.conf"
@@ -106,7 +117,7 @@ run_policy() {
   # (LocalityWaitRouting): under ECMP nothing collides and no job would wait.
   printf '%s\n' "SnapshotFile=$dir/fabric.snapshot" "LocalityWaitRouting=$routing" > "$res/fabricfit.conf"
   port=$(pick_ports 64)
-  log "$policy: lab up in $dir (ports $port-$((port + 64)))"
+  log "$1: lab up in $dir (ports $port-$((port + 64)))"
   lab_up "$dir" --nodes 64 --leaves 8 --spines 2 --uplinks 4 --degrade "$degrade" --topology "$policy" \
     --ctld-port "$port" --slurmd-port $((port + 1)) --slurm-conf-extra "$res/extra.conf" \
     --fabricfit-conf "$res/fabricfit.conf" --timeout 120 || return 1
@@ -117,6 +128,7 @@ run_policy() {
     [ -e "$so" ] && printf '%s  %s\n' "$(sha256sum < "$so" | cut -c1-16)" "$so"
   done > "$res/binaries.txt"
   sdiag -r > /dev/null
+  ctld_cpu "$dir" > "$res/ctld_cpu0"
   t0=$(date +%s.%N)
   echo "$t0" > "$res/t0"
   # Submit every job at its compressed arrival time.
@@ -138,26 +150,32 @@ run_policy() {
       --demand "$demand" --routing "$routing" \
       >> "$res/submitted" 2>> "$res/sbatch.err" || echo "sbatch failed for s$i" >> "$res/sbatch.err"
   done < <(tail -n +2 "$out/jobs.csv")
-  log "$policy: $i jobs submitted in $(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - t }') s; waiting for them to end"
+  log "$1: $i jobs submitted in $(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - t }') s; waiting for them to end"
   # shellcheck disable=SC2016 # for the inner shell
   # Only an answer from slurmctld counts: a squeue that fails (a busy controller) prints
   # nothing, which must not end the run while jobs still run.
-  wait_for $((wall_min * 60 * 4)) bash -c 'q=$(squeue -h -o %A) && [ -z "$q" ]' || log "$policy: jobs still queued at the deadline"
+  wait_for $((wall_min * 60 * 4)) bash -c 'q=$(squeue -h -o %A) && [ -z "$q" ]' || log "$1: jobs still queued at the deadline"
   date +%s.%N > "$res/t1"
   sdiag > "$res/sdiag.txt"
+  ctld_cpu "$dir" > "$res/ctld_cpu1"
   squeue -h -o '%A %T %R' > "$res/left.txt" || true
   grep -c 'placement=fabricfit' "$dir/log/slurmctld.log" > "$res/placed_by_fabricfit" || true
   grep -c 'placement=slurm' "$dir/log/slurmctld.log" > "$res/placed_by_slurm" || true
   cp "$dir/slurm.conf" "$res/slurm.conf"
   lab_down "$dir" > "$res/down.log" 2>&1
-  log "$policy: done, lab down"
+  log "$1: done, lab down"
 }
 
-for p in $policies; do run_policy "$p"; done
+runs=()
+for ((k = 1; k <= repeat; k++)); do
+  for p in $policies; do
+    if [ "$k" -eq 1 ]; then runs+=("$p"); else runs+=("$p.$k"); fi
+    run_policy "${runs[-1]}"
+  done
+done
 
 # 3. The comparison.
-# shellcheck disable=SC2086 # one argument per policy
-python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" "$demand" "$routing" "$rule" $policies > "$out/lab.md"
+python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" "$demand" "$routing" "$rule" "${runs[@]}" > "$out/lab.md"
 cat "$out/lab.md"
 if [ "$update_docs" = "--update-docs" ]; then
   cp "$out/per_job.csv" "$top/docs/${mark//-/_}_jobs.csv"

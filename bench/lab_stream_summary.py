@@ -4,10 +4,13 @@
 completion log (jobcomp/filetxt) for every job's nodes, wait and completion time, sdiag
 for the scheduler's cycle times, and the emulators' lines for the modelled slowdown.
 
-  lab_stream_summary.py OUT COMPRESSION CAP_H LOAD JOBS DEMAND ROUTING RULE POLICY...
+  lab_stream_summary.py OUT COMPRESSION CAP_H LOAD JOBS DEMAND ROUTING RULE RUN...
 
-Prints Markdown (what docs/placement.md shows) and writes OUT/per_job.csv (every job
-under every policy: leaf groups, wait, run, completion time)."""
+A RUN is a policy's records in OUT/RUN: POLICY for the first run of a policy, POLICY.K for
+its K-th when the runs were repeated (lab_stream.sh's REPEAT). Prints Markdown (what
+docs/placement.md shows): the first run of each policy in full, then, with repeats, every
+alternated pair and the median of their ratios. Writes OUT/per_job.csv (every job under
+the first run of every policy: leaf groups, wait, run, completion time)."""
 import csv
 import json
 import math
@@ -97,10 +100,11 @@ def p95(xs):
 def main():
     out, compression, cap_h, load, njobs = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
     demand, routing, rule = sys.argv[6], sys.argv[7], sys.argv[8]
-    policies = sys.argv[9:]
+    labels = sys.argv[9:]
+    policies = [l for l in labels if "." not in l]
     stream = list(csv.DictReader(open(os.path.join(out, "jobs.csv"))))
     runs = {}
-    for p in policies:
+    for p in labels:
         d = os.path.join(out, p)
         fabric = json.load(open(os.path.join(d, "fabric.json")))
         group_of, degraded = {}, set()
@@ -136,6 +140,7 @@ def main():
                    "placed_ff": read_int(os.path.join(d, "placed_by_fabricfit")),
                    "placed_slurm": read_int(os.path.join(d, "placed_by_slurm")),
                    "binaries": read_text(os.path.join(d, "binaries.txt")),
+                   "ctld_cpu": read_float(os.path.join(d, "ctld_cpu1")) - read_float(os.path.join(d, "ctld_cpu0")),
                    "wall": read_float(os.path.join(d, "t1")) - read_float(os.path.join(d, "t0"))}
 
     # Per job, every policy side by side.
@@ -191,19 +196,21 @@ def main():
                   f"{st['split']} | {deg} |")
     print()
     print("| policy | main cycles | main mean (us) | main max (us) | backfill cycles | backfill mean (us) "
-          "| backfill max (us) | placed by fabricfit / by Slurm | lab wall (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| backfill max (us) | placed by fabricfit / by Slurm | slurmctld CPU (s) | lab wall (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for p in policies:
         s = runs[p]["sdiag"]
         print(f"| {p} | {s.get('main total cycles', '?')} | {s.get('main mean cycle', '?')} | "
               f"{s.get('main max cycle', '?')} | {s.get('bf total cycles', '?')} | {s.get('bf mean cycle', '?')} | "
               f"{s.get('bf max cycle', '?')} | "
               f"{runs[p]['placed_ff'] if p == 'fabricfit' else '-'} / {runs[p]['placed_slurm'] if p == 'fabricfit' else '-'} | "
-              f"{runs[p]['wall']:.0f} |")
+              f"{runs[p]['ctld_cpu']:.1f} | {runs[p]['wall']:.0f} |")
     print()
     if "tree" in policies and "fabricfit" in policies:
         targets(runs, stats)
         replay_prediction(os.path.join(out, "replay.json"), compression)
+        if len(labels) > len(policies):
+            repeats(runs, labels)
     print()
     print("Plugin and CLI used (sha256 prefix):")
     print()
@@ -250,6 +257,57 @@ def targets(runs, stats):
         if a is not None and b:
             print(f"- {label} scheduling cycle (sdiag mean): {a} us vs {b} us = **{a / b:.2f}x** (target <= 1.10x): "
                   f"{'met' if a / b <= 1.1 else 'not met'}")
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return float("nan") if not n else (s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2)
+
+
+def multi_host(run):
+    js = [j for j in run["jobs"].values() if j and j["nodes"] >= 2]
+    return mean([j["jct"] for j in js]), sum(j["gpus"] * j["run"] for j in js)
+
+
+def repeats(runs, labels):
+    """Every alternated tree/fabricfit pair of a repeated run, and the median of the ratios:
+    one run of each is one sample of a noisy 2-core machine, so a verdict needs several."""
+    pairs, k = [], 1
+    while ("tree" if k == 1 else f"tree.{k}") in runs and ("fabricfit" if k == 1 else f"fabricfit.{k}") in runs:
+        t, f = runs["tree" if k == 1 else f"tree.{k}"], runs["fabricfit" if k == 1 else f"fabricfit.{k}"]
+        (tj, tg), (fj, fg) = multi_host(t), multi_host(f)
+        row = {"k": k, "jct": (tj, fj), "gh": (tg, fg)}
+        for key in ("main mean cycle", "bf mean cycle"):
+            row[key] = (t["sdiag"].get(key), f["sdiag"].get(key))
+        row["cpu"] = (t["ctld_cpu"], f["ctld_cpu"])
+        pairs.append(row)
+        k += 1
+    if len(pairs) < 2:
+        return
+    ratio = lambda ab: ab[1] / ab[0] if ab[0] and ab[1] is not None else float("nan")
+    print(f"\n**Repeated runs**: {len(pairs)} pairs, each tree then fabricfit on the same stream "
+          f"(the order of `labels`: {' '.join(labels)}); the first pair is the one above.\n")
+    print("| pair | multi-host mean JCT tree / fabricfit (s) | ratio | multi-host GPU-hours ratio "
+          "| main mean tree / fabricfit (us) | ratio | backfill mean tree / fabricfit (us) | ratio "
+          "| slurmctld CPU tree / fabricfit (s) | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in pairs:
+        m, b = r["main mean cycle"], r["bf mean cycle"]
+        print(f"| {r['k']} | {r['jct'][0]:.1f} / {r['jct'][1]:.1f} | {ratio(r['jct']):.2f}x | {ratio(r['gh']):.2f}x "
+              f"| {m[0]} / {m[1]} | {ratio(m):.2f}x | {b[0]} / {b[1]} | {ratio(b):.2f}x "
+              f"| {r['cpu'][0]:.1f} / {r['cpu'][1]:.1f} | {ratio(r['cpu']):.2f}x |")
+    print()
+    for key, label, target, cmp in (("jct", "multi-host mean completion time", 0.90, "<="),
+                                    ("gh", "multi-host GPU-hours", None, None),
+                                    ("main mean cycle", "main scheduling cycle (sdiag mean)", 1.10, "<="),
+                                    ("bf mean cycle", "backfill scheduling cycle (sdiag mean)", 1.10, "<="),
+                                    ("cpu", "slurmctld CPU time over the stream", None, None)):
+        rs = [ratio(r[key]) for r in pairs]
+        med = median(rs)
+        verdict = f" (target {cmp} {target:.2f}x): {'met' if med <= target else 'not met'}" if target else ""
+        print(f"- {label}, median of {len(rs)} pairs: **{med:.2f}x** (range {min(rs):.2f}x-{max(rs):.2f}x){verdict}")
+    print()
 
 
 def replay_prediction(path, compression):

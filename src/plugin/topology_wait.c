@@ -310,6 +310,15 @@ extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request
 		}
 		return;
 	}
+	/* Most multi-host jobs land in one group: no wait to weigh, and no pass over the job
+	 * list (the core would answer "one-group" without reading it). */
+	if (ff_engine_leaf_groups_of(engine, placed, n) <= 1) {
+		if (self >= 0) {
+			info("fabricfit: %pJ waits no more: one-group", job_ptr);
+			_drop(self);
+		}
+		return;
+	}
 	_fill_free_at(hosts);
 	_fill_usable(job_ptr, hosts);
 	facts.now = (double)now;
