@@ -27,7 +27,10 @@
 # (current.env). The run-time model: DEMAND (peak), ROUTING (static), RULE (the replay's
 # --pattern-rule, multi=ring,alltoall=0.5): the replay's stress case, because under its
 # default (time-averaged demand, ECMP, rings) no job on these fabrics is ever slowed
-# (docs/placement.md, "What the numbers say"). Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
+# (docs/placement.md, "What the numbers say"). PERF=1 samples slurmctld through each run
+# (`perf record -F 499 -g`, package linux-perf) into OUT/RUN/perf.txt: its samples, the kernel's
+# share and the inclusive shares of the topology evaluation and the two schedulers, which the
+# summary tabulates (docs/performance.md). Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
 # (and on interruption).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,6 +54,7 @@ routing=${ROUTING:-static}
 rule=${RULE:-multi=ring,alltoall=0.5}
 degrade=groups=3,fraction=0.5,rate=4xEDR
 [ -x "$ff" ] || { echo "lab_stream: no fabricfit at $ff (FABRICFIT=...)" >&2; exit 1; }
+[ "${PERF:-0}" != 1 ] || command -v perf > /dev/null || { echo "lab_stream: PERF=1 needs perf (apt-get install linux-perf)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(realpath "$out")
 # shellcheck disable=SC1090
@@ -108,8 +112,17 @@ ctld_cpu() {
   sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($12 + $13) / hz }'
 }
 
+# PERF=1: what slurmctld spent its samples on, as "name value" lines for the summary.
+perf_summary() {
+  local data=$1
+  perf report -i "$data" --stdio --no-children -n --sort dso -g none 2> /dev/null |
+    awk '$1 ~ /%$/ { n += $2; if ($3 ~ /kernel/) k += $2 } END { if (n) printf "samples %d\nkernel %.1f%%\n", n, 100 * k / n }'
+  perf report -i "$data" --stdio --children --sort symbol -g none 2> /dev/null |
+    awk '$1 ~ /%$/ && ($NF == "ffg_eval_nodes" || $NF == "eval_nodes_tree" || $NF == "select_nodes" || $NF == "_attempt_backfill") { print $NF, $1 }'
+}
+
 run_policy() {
-  local policy=${1%%.*} dir=$lab_prefix-${1%%.*} res=$out/$1 port t0 now i
+  local policy=${1%%.*} dir=$lab_prefix-${1%%.*} res=$out/$1 port t0 now i perf_pid=
   rm -rf "$res"; mkdir -p "$res/jobs" "$res/registry"
   chmod 0755 "$res" "$res/jobs"
   sed "s|@JOBCOMP@|$res/jobcomp.log|" "$out/extra.conf.in" > "$res/extra.conf"
@@ -129,6 +142,10 @@ run_policy() {
   done > "$res/binaries.txt"
   sdiag -r > /dev/null
   ctld_cpu "$dir" > "$res/ctld_cpu0"
+  if [ "${PERF:-0}" = 1 ]; then
+    perf record -q -F 499 -g -p "$(cat "$dir/run/slurmctld.pid")" -o "$res/perf.data" > "$res/perf.log" 2>&1 &
+    perf_pid=$!
+  fi
   t0=$(date +%s.%N)
   echo "$t0" > "$res/t0"
   # Submit every job at its compressed arrival time.
@@ -158,6 +175,11 @@ run_policy() {
   date +%s.%N > "$res/t1"
   sdiag > "$res/sdiag.txt"
   ctld_cpu "$dir" > "$res/ctld_cpu1"
+  if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid" 2> /dev/null || true
+    wait "$perf_pid" 2> /dev/null || true
+    perf_summary "$res/perf.data" > "$res/perf.txt" || log "$1: no perf summary (perf report failed)"
+  fi
   squeue -h -o '%A %T %R' > "$res/left.txt" || true
   grep -c 'placement=fabricfit' "$dir/log/slurmctld.log" > "$res/placed_by_fabricfit" || true
   grep -c 'placement=slurm' "$dir/log/slurmctld.log" > "$res/placed_by_slurm" || true

@@ -140,6 +140,7 @@ def main():
                    "placed_ff": read_int(os.path.join(d, "placed_by_fabricfit")),
                    "placed_slurm": read_int(os.path.join(d, "placed_by_slurm")),
                    "binaries": read_text(os.path.join(d, "binaries.txt")),
+                   "perf": read_text(os.path.join(d, "perf.txt")),
                    "ctld_cpu": read_float(os.path.join(d, "ctld_cpu1")) - read_float(os.path.join(d, "ctld_cpu0")),
                    "wall": read_float(os.path.join(d, "t1")) - read_float(os.path.join(d, "t0"))}
 
@@ -206,6 +207,7 @@ def main():
               f"{runs[p]['placed_ff'] if p == 'fabricfit' else '-'} / {runs[p]['placed_slurm'] if p == 'fabricfit' else '-'} | "
               f"{runs[p]['ctld_cpu']:.1f} | {runs[p]['wall']:.0f} |")
     print()
+    profiles(runs, labels)
     if "tree" in policies and "fabricfit" in policies:
         targets(runs, stats)
         replay_prediction(os.path.join(out, "replay.json"), compression)
@@ -257,6 +259,28 @@ def targets(runs, stats):
         if a is not None and b:
             print(f"- {label} scheduling cycle (sdiag mean): {a} us vs {b} us = **{a / b:.2f}x** (target <= 1.10x): "
                   f"{'met' if a / b <= 1.1 else 'not met'}")
+
+
+def profiles(runs, labels):
+    """With PERF=1: slurmctld's samples, and the inclusive share of the topology plugin's
+    evaluation (ffg_eval_nodes for fabricfit, eval_nodes_tree for tree) and of the main and
+    backfill schedulers' paths (select_nodes, _attempt_backfill)."""
+    rows = []
+    for l in labels:
+        kv = dict(line.split(None, 1) for line in runs[l]["perf"].splitlines() if len(line.split()) == 2)
+        if "samples" not in kv:
+            continue
+        ev = kv.get("ffg_eval_nodes") or kv.get("eval_nodes_tree") or "0%"
+        rows.append(f"| {l} | {kv['samples']} | {ev} | {kv.get('select_nodes', '0%')} | "
+                    f"{kv.get('_attempt_backfill', '0%')} | {kv.get('kernel', '-')} |")
+    if rows:
+        print("slurmctld profiled through each run (`perf record -F 499 -g`; shares inclusive of what "
+              "they call):\n")
+        print("| run | samples | topology plugin's evaluation | main scheduler (select_nodes) "
+              "| backfill (_attempt_backfill) | kernel |")
+        print("|---|---|---|---|---|---|")
+        print("\n".join(rows))
+        print()
 
 
 def median(xs):

@@ -4,11 +4,14 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
 
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -26,15 +29,18 @@
  */
 #pragma weak last_job_update
 #pragma weak acct_db_conn
+#pragma weak job_list
 
 /* Decisions waiting to be matched with an allocation; at most this many. */
 #define MAX_NOTES 4096
+/* Seconds between two scans of the job list for running jobs the engine has not seen. */
+#define SCAN_INTERVAL 10
 
 typedef struct {
 	uint32_t job_id, array_job_id, array_task_id;
 	char *nodes, *candidates, *record, *extra;
-	/* fabricfit's placement, in hosts of `engine_at` (NULL: none) */
-	const ff_engine_t *engine_at;
+	/* fabricfit's placement, in hosts of the engine of generation `generation` */
+	unsigned generation;
 	int *hosts;
 	unsigned nhosts, gpus_per_node, total_gpus;
 	char *pattern;
@@ -57,7 +63,6 @@ static void _free_note(note_t *n)
 	xfree(n->extra);
 	xfree(n->hosts);
 	xfree(n->pattern);
-	n->engine_at = NULL;
 	n->nhosts = 0;
 }
 
@@ -104,7 +109,7 @@ extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char
 	n->record = xstrdup(record);
 	n->extra = xstrdup(extra);
 	if (hosts && nhosts && request) {
-		n->engine_at = engine;
+		n->generation = engine_generation;
 		n->hosts = xcalloc(nhosts, sizeof(int));
 		memcpy(n->hosts, hosts, nhosts * sizeof(int));
 		n->nhosts = nhosts;
@@ -128,7 +133,7 @@ static void _add_running(note_t *n, job_record_t *job_ptr)
 	req.total_gpus = n->total_gpus;
 	req.pattern = n->pattern;
 	pthread_rwlock_rdlock(&engine_lock);
-	if (engine && engine == n->engine_at &&
+	if (engine && engine_generation == n->generation &&
 	    ff_engine_running_add(engine, job_ptr->job_id, &req, n->hosts, n->nhosts, err,
 				  sizeof(err)) != FF_OK)
 		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s",
@@ -196,6 +201,136 @@ static void _prune_running(void)
 	pthread_rwlock_unlock(&engine_lock);
 }
 
+/* The writer thread's: the running multi-host jobs its last scan saw (sorted), for which engine. */
+static uint32_t *scanned = NULL;
+static int scanned_count = 0;
+static unsigned scanned_for = 0; /* engine_generation; 0: none */
+static time_t last_scan = 0;
+
+static int _cmp_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A running multi-host job joins the locality wait's count: its GPUs as it asked for them
+ * on the nodes it got (AllocTRES has GPUs only where accounting tracks gres/gpu), and its
+ * pattern (engine_lock read, job and node read locks held).
+ */
+static bool _count_running(job_record_t *job_ptr)
+{
+	ff_job_facts_t facts;
+	ff_request_t req = {0};
+	char pattern[FF_PATTERN_MAX] = "", err[256] = "";
+	int *hosts = xcalloc(bit_set_count(job_ptr->node_bitmap), sizeof(int));
+	unsigned n = 0;
+	bool counted = false;
+
+	for (int i = 0; (i = bit_ffs_from_bit(job_ptr->node_bitmap, i)) >= 0; i++) {
+		int h = (i < mapped_node_count && ffg_slot_current(i)) ? host_of_node[i] : -1;
+		if (h < 0) {
+			/* a node outside the fabric: its traffic is not modelled */
+			debug("fabricfit: Placement: %pJ is not counted among the running jobs: "
+			      "%s is not in the fabric",
+			      job_ptr, node_record_table_ptr[i]->name);
+			goto done;
+		}
+		hosts[n++] = h;
+	}
+	ffg_job_facts(job_ptr, n, n, n, &facts);
+	/* Shapes fabricfit leaves Slurm to place (-w, --contiguous, ...) still load the uplinks. */
+	facts.required_nodes = facts.contiguous = facts.spread_job = facts.exclusive_topo = 0;
+	if (ff_job_request(&facts, &req, err, sizeof(err)) != FF_OK) {
+		/* not a GPU job, or GPUs per socket or task in a shape not priced */
+		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s",
+		      job_ptr, err);
+		goto done;
+	}
+	if (ff_effective_pattern(ffg_job_pattern(job_ptr), n, &settings, pattern, sizeof(pattern),
+				 err, sizeof(err)) != FF_OK)
+		snprintf(pattern, sizeof(pattern), "ring");
+	req.pattern = pattern;
+	if (!(counted = ff_engine_running_add(engine, job_ptr->job_id, &req, hosts, n, err,
+					      sizeof(err)) == FF_OK))
+		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s",
+		      job_ptr, err);
+done:
+	xfree(hosts);
+	return counted;
+}
+
+/*
+ * Jobs the count has not seen: after a restart, a reconfigure or a new snapshot the engine
+ * is new and counts nothing, and jobs Slurm placed itself never had a placement note.
+ * Every SCAN_INTERVAL seconds, and at once for a new engine (job and node read locks held).
+ */
+static void _scan_running(void)
+{
+	time_t now = time(NULL);
+	uint32_t *seen, *known;
+	unsigned known_count;
+	int count = 0, slots, counted = 0;
+	bool fresh;
+	list_itr_t *it;
+	job_record_t *job;
+
+	pthread_rwlock_rdlock(&engine_lock);
+	if (!engine || !job_list || !ffg_map_current() ||
+	    (engine_generation == scanned_for && now - last_scan < SCAN_INTERVAL)) {
+		pthread_rwlock_unlock(&engine_lock);
+		return;
+	}
+	if ((fresh = engine_generation != scanned_for))
+		scanned_count = 0; /* every job is new to this engine */
+	/* Those a placement note registered are counted with what fabricfit placed. */
+	known_count = ff_engine_running_jobs(engine, NULL, 0);
+	known = xcalloc(MAX(known_count, 1), sizeof(*known));
+	known_count = MIN(known_count, ff_engine_running_jobs(engine, known, known_count));
+	qsort(known, known_count, sizeof(*known), _cmp_id);
+	slots = list_count(job_list);
+	seen = xcalloc(MAX(slots, 1), sizeof(*seen));
+	it = list_iterator_create(job_list);
+	while ((job = list_next(it)) && count < slots) {
+		if (!IS_JOB_RUNNING(job) || !job->node_bitmap ||
+		    bit_set_count(job->node_bitmap) < 2)
+			continue;
+		seen[count++] = job->job_id;
+		if (!bsearch(&job->job_id, scanned, scanned_count, sizeof(*scanned), _cmp_id) &&
+		    !bsearch(&job->job_id, known, known_count, sizeof(*known), _cmp_id) &&
+		    _count_running(job))
+			counted++;
+	}
+	list_iterator_destroy(it);
+	xfree(known);
+	if (fresh && count)
+		info("fabricfit: locality wait: %d of the %d jobs running on several nodes counted "
+		     "from Slurm's job list (a new snapshot, restart or reconfigure)",
+		     counted, count);
+	else if (counted)
+		debug("fabricfit: Placement: %d more running multi-host jobs counted", counted);
+	qsort(seen, count, sizeof(*seen), _cmp_id);
+	xfree(scanned);
+	scanned = seen;
+	scanned_count = count;
+	scanned_for = engine_generation;
+	last_scan = now;
+	pthread_rwlock_unlock(&engine_lock);
+}
+
+/* A scan is due: a new engine, or SCAN_INTERVAL seconds since the last. */
+static bool _scan_due(void)
+{
+	bool due;
+
+	pthread_rwlock_rdlock(&engine_lock);
+	due =
+	    engine && (engine_generation != scanned_for || time(NULL) - last_scan >= SCAN_INTERVAL);
+	pthread_rwlock_unlock(&engine_lock);
+	return due;
+}
+
 static bool _any_running(void)
 {
 	bool any;
@@ -210,7 +345,7 @@ static void *_write_records(void *arg)
 {
 	/* The locks eval_nodes runs under: its allocation is settled once we hold them. */
 	slurmctld_lock_t job_write = {.job = WRITE_LOCK, .node = READ_LOCK};
-	slurmctld_lock_t job_read = {.job = READ_LOCK};
+	slurmctld_lock_t job_read = {.job = READ_LOCK, .node = READ_LOCK};
 
 	(void)arg;
 	slurm_mutex_lock(&note_lock);
@@ -226,11 +361,12 @@ static void *_write_records(void *arg)
 		if (stopping)
 			continue;
 		if (!note_count) {
-			/* Once a second: forget the running jobs that ended. */
+			/* Once a second: forget the running jobs that ended, count new ones. */
 			slurm_mutex_unlock(&note_lock);
-			if (_any_running()) {
+			if (_any_running() || _scan_due()) {
 				lock_slurmctld(job_read);
 				_prune_running();
+				_scan_running();
 				unlock_slurmctld(job_read);
 			}
 			slurm_mutex_lock(&note_lock);
@@ -245,6 +381,11 @@ static void *_write_records(void *arg)
 		lock_slurmctld(job_write);
 		for (int i = 0; i < count; i++)
 			_commit(&batch[i]);
+		/* A busy controller may never leave this thread idle for a second. */
+		if (_scan_due()) {
+			_prune_running();
+			_scan_running();
+		}
 		unlock_slurmctld(job_write);
 		for (int i = 0; i < count; i++)
 			_free_note(&batch[i]);
@@ -299,4 +440,7 @@ extern void ffg_record_stop(void)
 	xfree(notes);
 	note_count = 0;
 	slurm_mutex_unlock(&note_lock);
+	xfree(scanned);
+	scanned_count = 0;
+	scanned_for = 0;
 }

@@ -24,11 +24,19 @@
  * `request` (NULL for none) describe fabricfit's placement: once it is the allocation, the
  * job counts among the running split jobs the locality wait prices beside
  * (ff_engine_running_add) until it ends. A later note for the same job replaces this one.
+ * The same thread also counts, every few seconds and at once for a new engine (a restart,
+ * a reconfigure, a new snapshot), the running multi-host jobs the engine has not seen:
+ * those Slurm placed on fallback and those placed before the engine was loaded.
  */
 #pragma GCC visibility push(hidden)
 extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char *candidates,
 			    const char *record, const char *extra, const int *hosts,
 			    unsigned nhosts, const ff_request_t *request);
+/* topology_eval.c: the job's --comm-pattern as the SPANK plugin recorded it, or NULL; */
+extern const char *ffg_job_pattern(job_record_t *job_ptr);
+/* and what it asks for on a node count (ff_job_request decides what fabricfit places). */
+extern void ffg_job_facts(job_record_t *job_ptr, uint32_t min_nodes, uint32_t max_nodes,
+			  uint32_t req_nodes, ff_job_facts_t *facts);
 /* slurmctld: starts the thread that writes the records (once). */
 extern void ffg_record_start(void);
 extern void ffg_record_stop(void);

@@ -38,8 +38,7 @@
 
 #define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
 
-/* The job's --comm-pattern as the SPANK plugin recorded it, or NULL. */
-static const char *_job_pattern(job_record_t *job_ptr)
+extern const char *ffg_job_pattern(job_record_t *job_ptr)
 {
 	size_t len = strlen(SPANK_PATTERN_KEY);
 
@@ -53,10 +52,9 @@ static const char *_job_pattern(job_record_t *job_ptr)
 	return NULL;
 }
 
-/* What the job asks for, from its record and this evaluation (ff_job_request decides). */
-static void _job_facts(const topology_eval_t *topo_eval, ff_job_facts_t *facts)
+extern void ffg_job_facts(job_record_t *job_ptr, uint32_t min_nodes, uint32_t max_nodes,
+			  uint32_t req_nodes, ff_job_facts_t *facts)
 {
-	job_record_t *job_ptr = topo_eval->job_ptr;
 	job_details_t *details = job_ptr->details;
 
 	memset(facts, 0, sizeof(*facts));
@@ -64,9 +62,9 @@ static void _job_facts(const topology_eval_t *topo_eval, ff_job_facts_t *facts)
 	facts->tres_per_job = job_ptr->tres_per_job;
 	facts->tres_per_task = job_ptr->tres_per_task;
 	facts->tres_per_socket = job_ptr->tres_per_socket;
-	facts->min_nodes = topo_eval->min_nodes;
-	facts->max_nodes = topo_eval->max_nodes;
-	facts->req_nodes = topo_eval->req_nodes;
+	facts->min_nodes = min_nodes;
+	facts->max_nodes = max_nodes;
+	facts->req_nodes = req_nodes;
 	facts->spread_job = (job_ptr->bit_flags & SPREAD_JOB) != 0;
 	if (!details)
 		return;
@@ -76,6 +74,13 @@ static void _job_facts(const topology_eval_t *topo_eval, ff_job_facts_t *facts)
 	facts->exclusive_topo = (details->whole_node & WHOLE_TOPO) != 0;
 	facts->required_nodes = details->req_node_bitmap != NULL;
 	facts->contiguous = details->contiguous != 0;
+}
+
+/* What the job asks for, from its record and this evaluation (ff_job_request decides). */
+static void _job_facts(const topology_eval_t *topo_eval, ff_job_facts_t *facts)
+{
+	ffg_job_facts(topo_eval->job_ptr, topo_eval->min_nodes, topo_eval->max_nodes,
+		      topo_eval->req_nodes, facts);
 }
 
 /* The reason a job was left to Slurm, for the note and the placement record. */
@@ -112,7 +117,7 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, char *pattern, size_t 
 		_fall_back(note, note_len, reason, reason_len, rc != FF_EDECLINE, err);
 		return false;
 	}
-	if (ff_effective_pattern(_job_pattern(topo_eval->job_ptr), request.max_nodes, &settings,
+	if (ff_effective_pattern(ffg_job_pattern(topo_eval->job_ptr), request.max_nodes, &settings,
 				 pattern, pattern_len, err, sizeof(err)) != FF_OK)
 		snprintf(pattern, pattern_len, "ring");
 	request.pattern = pattern;

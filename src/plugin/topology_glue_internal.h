@@ -24,6 +24,8 @@ extern ff_engine_t *engine;
  * topology, which runs under a node read lock only (evaluations hold the node write lock).
  */
 extern pthread_rwlock_t engine_lock;
+/* Counts the engines put in place (under engine_lock for writing); 0: none yet. */
+extern unsigned engine_generation;
 extern char engine_status[FF_PATH_MAX + 1024];
 extern int *host_of_node;     /* Slurm node index -> fabric host, -1 if unknown */
 extern int *node_of_host;     /* fabric host -> Slurm node index, -1 if none */

@@ -35,6 +35,7 @@
 /* slurmctld only: the placement engine over the loaded snapshot. */
 ff_engine_t *engine = NULL;
 pthread_rwlock_t engine_lock = PTHREAD_RWLOCK_INITIALIZER;
+unsigned engine_generation = 0;
 char engine_status[FF_PATH_MAX + 1024] = "not loaded";
 int *host_of_node = NULL; /* Slurm node index -> fabric host, -1 if unknown */
 int *node_of_host = NULL; /* fabric host -> Slurm node index, -1 if none */
@@ -231,6 +232,8 @@ static void _adopt(ff_engine_t *fresh, const char *status)
 	pthread_rwlock_wrlock(&engine_lock);
 	ff_engine_free(engine);
 	engine = fresh;
+	if (!++engine_generation)
+		engine_generation = 1; /* 0 means none */
 	ffg_map_nodes();
 	pthread_rwlock_unlock(&engine_lock);
 	snprintf(engine_status, sizeof(engine_status), "%s", status);

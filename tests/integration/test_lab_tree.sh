@@ -79,8 +79,9 @@ leaf=$(awk '
   done)
 if [ -n "$leaf" ]; then ok "the job sits under one leaf switch ($leaf)"; else fail "the job sits under one leaf switch" "$(cat "$dir/topology.conf")"; fi
 
-# down: every process the lab recorded must be gone.
-pids=$(lab_recorded_pids "$dir")
+# down: every process the lab recorded must be gone (PID:start time: the kernel may give a
+# PID to another process after down, which is not a survivor).
+pids=$(lab_recorded_procs "$dir")
 n_pids=$(wc -w <<<"$pids")
 if [ "$n_pids" -ge $((NODES + 3)) ]; then
   ok "lab recorded $n_pids PIDs (ibsim, munged, slurmctld, $NODES slurmds)"
@@ -93,12 +94,12 @@ if out=$(lab_down "$dir" 2>&1); then
 else
   fail "lab down" "$out"
 fi
-alive=
-for p in $pids; do pid_running "$p" && alive="$alive $p"; done
+# shellcheck disable=SC2086 # one PID:START per word
+alive=$(procs_alive $pids)
 if [ -z "$alive" ]; then
   ok "no recorded PID is alive after down"
 else
-  fail "no recorded PID is alive after down" "alive:$alive" "$(ps -o pid,comm,args -p "${alive# }" 2>&1)"
+  fail "no recorded PID is alive after down" "alive: $alive"
 fi
 
 if out=$(lab_down "$dir" 2>&1); then ok "down on a lab that is not up is a no-op"; else fail "second down" "$out"; fi

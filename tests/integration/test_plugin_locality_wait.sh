@@ -13,7 +13,9 @@
 #  (b) a 5-minute job gains 50 s < 120 s: it starts at once, split;
 #  (c) with LocalityWaitMax=15 the 20-minute job waits, through a slurmctld reconfigure
 #      (a re-exec: the wait is decided again from the job's eligible time), and starts
-#      split at the cap.
+#      split at the cap;
+#  (e) a split job running now counts (a job that fits alone waits beside it), (g) still
+#      counts after slurmctld re-executes, and (h) counts when Slurm placed it (-w).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -22,8 +24,11 @@ make_tmpdir ff-test-wait
 lab=$TEST_TMPDIR/lab
 port=$(pick_ports 8)
 # Backfill every 2 s at a 1 s resolution and the main scheduler every 5 s: the test's
-# time scale (the defaults are 30 s, 60 s and 60 s).
-printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,bf_resolution=1,sched_interval=5\n' \
+# time scale (the defaults are 30 s, 60 s and 60 s). CompleteWait: no scheduling while a
+# job that ended in the last 4 s still completes, as sites set it against fragmentation;
+# without it a pass may see one blocker host free and the other still in its epilog, where a 3 + 1 split loads the uplink within its capacity: nothing to gain, so the
+# waiting job would rightly start split a moment before its group frees.
+printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,bf_resolution=1,sched_interval=5\nCompleteWait=4\n' \
   > "$TEST_TMPDIR/extra.conf"
 if ! lab_up "$lab" --nodes 8 --leaves 2 --spines 1 --uplinks 1 --gpus 2 --ctld-port "$port" \
      --slurmd-port $((port + 1)) --slurm-conf-extra "$TEST_TMPDIR/extra.conf"; then
@@ -53,11 +58,12 @@ leaves_of() {
 }
 epoch() { date -d "$(job_field "$1" "$2")" +%s; }
 reason() { squeue -h -j "$1" -o %R; }
-# fill SLEEP: long jobs on gpu007-008, blockers (2-minute limit, SLEEP s) on gpu003-004.
+# fill SLEEP: long jobs on gpu007-008, a blocker (2-minute limit, SLEEP s) on gpu003-004:
+# one job, so both hosts free together.
 fill() {
   local j ids=()
   for n in 7 8; do ids+=("$(submit -t 30 -w gpu00$n --wrap 'sleep 600')"); done
-  for n in 3 4; do ids+=("$(submit -t 2 -w gpu00$n --wrap "sleep $1")"); done
+  ids+=("$(submit -t 2 -N 2 -w gpu00[3-4] --wrap "sleep $1")")
   for j in "${ids[@]}"; do wait_for 20 running "$j" || { fail "filler $j did not start"; return 1; }; done
   echo "${ids[*]}"
 }
@@ -191,5 +197,52 @@ clear_jobs
 # EngineApiWait; with one uplink per group here, static and ECMP price alike).
 check "(f) LocalityWaitRouting=static taken" \
   settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitRouting=static'
+
+# --- (g) the running split jobs count after a restart too: slurmctld re-executes (a
+# reconfigure) while the split job of (e) runs; the new controller's engine counts nothing
+# until the plugin takes the running jobs from Slurm's job list (at once for a new engine),
+# so the same job as in (e) waits beside it again instead of starting split at once.
+check "(g) LocalityWaitMax=600 taken" \
+  settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitMax=600'
+fill_e || { done_testing; }
+alone=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
+check "(g) the split job $alone runs" wait_for 10 running "$alone"
+starts=$(grep -c "Running as primary controller" "$ctld_log")
+scontrol reconfigure > /dev/null
+check "(g) slurmctld re-executed while $alone runs" \
+  wait_for 20 bash -c '[ "$(grep -c "Running as primary controller" "$1")" -gt "$2" ] && scontrol ping > /dev/null' _ "$ctld_log" "$starts"
+sleep 3
+w=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
+if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
+  ok "(g) after the restart, the same job $w waits beside it: $(reason "$w")"
+else
+  fail "(g) after the restart, $w waits beside the running split job" \
+    "state $(job_state "$w"), reason $(reason "$w")" "$(grep "JobId=$w\|counted" "$ctld_log" | tail -3)"
+fi
+check "(g) slurmctld logged the gain beside the running job (300 s)" \
+  grep -q "fabricfit: JobId=$w waits: .*gain 300s > expected wait" "$ctld_log"
+scancel "$alone"
+clear_jobs
+
+# --- (h) a split job Slurm placed itself counts too: -w makes fabricfit leave the job to
+# Slurm (required-nodes), so no placement of fabricfit's registers it; the scan of the job
+# list (every 10 s) does, and the same job as in (e) waits beside it.
+fill_e || { done_testing; }
+alone=$(sbatch --parsable -o /dev/null -N 2 -w gpu001,gpu005 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
+check "(h) the -w split job $alone runs" wait_for 10 running "$alone"
+check "(h) Slurm placed it (fabricfit left it: required-nodes)" \
+  wait_for 5 grep -q "eval_nodes JobId=$alone .*placement=slurm reason=required-nodes" "$ctld_log"
+sleep 12
+w=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
+if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
+  ok "(h) beside it, the same job $w waits: $(reason "$w")"
+else
+  fail "(h) beside the split job Slurm placed, $w waits" \
+    "state $(job_state "$w"), reason $(reason "$w")" "$(grep "JobId=$w" "$ctld_log" | tail -3)"
+fi
+check "(h) slurmctld logged the gain beside the running job (300 s)" \
+  grep -q "fabricfit: JobId=$w waits: .*gain 300s > expected wait" "$ctld_log"
+scancel "$alone"
+clear_jobs
 
 done_testing
