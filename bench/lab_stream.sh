@@ -29,7 +29,8 @@
 # default (time-averaged demand, ECMP, rings) no job on these fabrics is ever slowed
 # (docs/placement.md, "What the numbers say"). PERF=1 samples slurmctld through each run
 # (`perf record -F 499 -g`, package linux-perf) into OUT/RUN/perf.txt: its samples, the kernel's
-# share and the inclusive shares of the topology evaluation and the two schedulers, which the
+# share, the topology plugin's own code (its .so, self) and the inclusive shares of the
+# topology evaluation and the two schedulers, which the
 # summary tabulates (docs/performance.md). Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
 # (and on interruption).
 set -euo pipefail
@@ -116,9 +117,12 @@ ctld_cpu() {
 perf_summary() {
   local data=$1
   perf report -i "$data" --stdio --no-children -n --sort dso -g none 2> /dev/null |
-    awk '$1 ~ /%$/ { n += $2; if ($3 ~ /kernel/) k += $2 } END { if (n) printf "samples %d\nkernel %.1f%%\n", n, 100 * k / n }'
+    awk '$1 ~ /%$/ { n += $2; if ($3 ~ /kernel/) k += $2; if ($3 ~ /^topology_/) t += $2 }
+      END { if (n) printf "samples %d\nkernel %.1f%%\nplugin_code %.2f%%\n", n, 100 * k / n, 100 * t / n }'
   perf report -i "$data" --stdio --children --sort symbol -g none 2> /dev/null |
-    awk '$1 ~ /%$/ && ($NF == "ffg_eval_nodes" || $NF == "eval_nodes_tree" || $NF == "select_nodes" || $NF == "_attempt_backfill") { print $NF, $1 }'
+    awk '$1 ~ /%$/ { for (i = 3; i < NF; i++) if ($i == "[.]") { s = $(i + 1)
+      if (s == "ffg_eval_nodes" || s == "eval_nodes_tree" || s == "select_nodes" || s == "_attempt_backfill") print s, $1
+      break } }'
 }
 
 run_policy() {

@@ -262,23 +262,25 @@ def targets(runs, stats):
 
 
 def profiles(runs, labels):
-    """With PERF=1: slurmctld's samples, and the inclusive share of the topology plugin's
-    evaluation (ffg_eval_nodes for fabricfit, eval_nodes_tree for tree) and of the main and
-    backfill schedulers' paths (select_nodes, _attempt_backfill)."""
+    """With PERF=1: slurmctld's samples, the share of the topology plugin's own code (its .so,
+    self: the engine is linked into it), the inclusive share of its evaluation (ffg_eval_nodes
+    for fabricfit, eval_nodes_tree for tree, with Slurm's evaluator they call) and of the main
+    and backfill schedulers' paths (select_nodes, _attempt_backfill), and the kernel's."""
     rows = []
     for l in labels:
         kv = dict(line.split(None, 1) for line in runs[l]["perf"].splitlines() if len(line.split()) == 2)
         if "samples" not in kv:
             continue
         ev = kv.get("ffg_eval_nodes") or kv.get("eval_nodes_tree") or "0%"
-        rows.append(f"| {l} | {kv['samples']} | {ev} | {kv.get('select_nodes', '0%')} | "
-                    f"{kv.get('_attempt_backfill', '0%')} | {kv.get('kernel', '-')} |")
+        rows.append(f"| {l} | {kv['samples']} | {kv.get('plugin_code', '-')} | {ev} | "
+                    f"{kv.get('select_nodes', '0%')} | {kv.get('_attempt_backfill', '0%')} | "
+                    f"{kv.get('kernel', '-')} |")
     if rows:
         print("slurmctld profiled through each run (`perf record -F 499 -g`; shares inclusive of what "
               "they call):\n")
-        print("| run | samples | topology plugin's evaluation | main scheduler (select_nodes) "
-              "| backfill (_attempt_backfill) | kernel |")
-        print("|---|---|---|---|---|---|")
+        print("| run | samples | topology plugin's own code (self) | its evaluation (inclusive) "
+              "| main scheduler (select_nodes) | backfill (_attempt_backfill) | kernel |")
+        print("|---|---|---|---|---|---|---|")
         print("\n".join(rows))
         print()
 

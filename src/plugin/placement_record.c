@@ -30,6 +30,7 @@
 #pragma weak last_job_update
 #pragma weak acct_db_conn
 #pragma weak job_list
+#pragma weak slurmctld_config
 
 /* Decisions waiting to be matched with an allocation; at most this many. */
 #define MAX_NOTES 4096
@@ -53,7 +54,7 @@ static pthread_t writer;
 static bool running = false, stopping = false;
 /* Under note_lock: */
 static note_t *notes = NULL;
-static int note_count = 0;
+static int note_count = 0, note_slots = 0;
 
 static void _free_note(note_t *n)
 {
@@ -95,8 +96,15 @@ extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char
 		return;
 	}
 	if (!n) {
-		if (!notes)
-			notes = xcalloc(MAX_NOTES, sizeof(*notes));
+		/*
+		 * Grown as needed: eval_nodes runs under the scheduler's locks, and a batch is
+		 * mostly a note or two; an array for MAX_NOTES at once would be an mmap of
+		 * hundreds of KiB, and its munmap, per batch.
+		 */
+		if (note_count == note_slots) {
+			note_slots = note_slots ? MIN(2 * note_slots, MAX_NOTES) : 16;
+			xrecalloc(notes, note_slots, sizeof(*notes));
+		}
 		n = &notes[note_count++];
 	} else {
 		_free_note(n);
@@ -201,8 +209,18 @@ static void _prune_running(void)
 	pthread_rwlock_unlock(&engine_lock);
 }
 
-/* The writer thread's: the running multi-host jobs its last scan saw (sorted), for which engine. */
-static uint32_t *scanned = NULL;
+/*
+ * The writer thread's: the running multi-host jobs its last scan saw that the engine does
+ * not hold (their traffic stays in one leaf group, or it could not price them), sorted, and
+ * for which engine. By start time too: a requeued job may come back on other nodes. A job
+ * the engine holds is never here, so once forgotten (it ended, or was suspended) a later
+ * scan counts it again if it runs.
+ */
+typedef struct {
+	uint32_t job_id;
+	time_t start;
+} seen_t;
+static seen_t *scanned = NULL;
 static int scanned_count = 0;
 static unsigned scanned_for = 0; /* engine_generation; 0: none */
 static time_t last_scan = 0;
@@ -212,6 +230,28 @@ static int _cmp_id(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+static int _cmp_seen(const void *a, const void *b)
+{
+	const seen_t *x = a, *y = b;
+
+	if (x->job_id != y->job_id)
+		return (x->job_id > y->job_id) - (x->job_id < y->job_id);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* A scan is due: a new engine, SCAN_INTERVAL seconds since the last, or the clock went back. */
+static bool _due(time_t now)
+{
+	return engine_generation != scanned_for || now - last_scan >= SCAN_INTERVAL ||
+	       now < last_scan;
+}
+
+/* slurmctld is shutting down: its job list may be freed without locks (MEMORY_LEAK_DEBUG). */
+static bool _shutting_down(void)
+{
+	return &slurmctld_config && slurmctld_config.shutdown_time;
 }
 
 /*
@@ -232,9 +272,10 @@ static bool _count_running(job_record_t *job_ptr)
 		int h = (i < mapped_node_count && ffg_slot_current(i)) ? host_of_node[i] : -1;
 		if (h < 0) {
 			/* a node outside the fabric: its traffic is not modelled */
+			node_record_t *node_ptr = node_record_table_ptr[i];
 			debug("fabricfit: Placement: %pJ is not counted among the running jobs: "
 			      "%s is not in the fabric",
-			      job_ptr, node_record_table_ptr[i]->name);
+			      job_ptr, node_ptr && node_ptr->name ? node_ptr->name : "a node");
 			goto done;
 		}
 		hosts[n++] = h;
@@ -269,16 +310,24 @@ done:
 static void _scan_running(void)
 {
 	time_t now = time(NULL);
-	uint32_t *seen, *known;
+	seen_t *seen;
+	uint32_t *known;
 	unsigned known_count;
-	int count = 0, slots, counted = 0;
+	int count = 0, kept = 0, left = 0, slots, counted = 0;
 	bool fresh;
 	list_itr_t *it;
 	job_record_t *job;
 
+	if (!&job_list || !job_list || _shutting_down())
+		return;
 	pthread_rwlock_rdlock(&engine_lock);
-	if (!engine || !job_list || !ffg_map_current() ||
-	    (engine_generation == scanned_for && now - last_scan < SCAN_INTERVAL)) {
+	if (!engine || !_due(now)) {
+		pthread_rwlock_unlock(&engine_lock);
+		return;
+	}
+	if (!ffg_map_current()) {
+		/* Until an evaluation maps Slurm's changed node table: try again later. */
+		last_scan = now;
 		pthread_rwlock_unlock(&engine_lock);
 		return;
 	}
@@ -296,13 +345,27 @@ static void _scan_running(void)
 		if (!IS_JOB_RUNNING(job) || !job->node_bitmap ||
 		    bit_set_count(job->node_bitmap) < 2)
 			continue;
-		seen[count++] = job->job_id;
-		if (!bsearch(&job->job_id, scanned, scanned_count, sizeof(*scanned), _cmp_id) &&
-		    !bsearch(&job->job_id, known, known_count, sizeof(*known), _cmp_id) &&
+		seen_t key = {.job_id = job->job_id, .start = job->start_time};
+		count++;
+		if (known_count &&
+		    bsearch(&job->job_id, known, known_count, sizeof(*known), _cmp_id))
+			continue; /* the engine holds it */
+		seen[kept++] = key;
+		if (!(scanned_count &&
+		      bsearch(&key, scanned, scanned_count, sizeof(*scanned), _cmp_seen)) &&
 		    _count_running(job))
 			counted++;
 	}
 	list_iterator_destroy(it);
+	/* Keep only those the engine still does not hold. */
+	known_count = ff_engine_running_jobs(engine, NULL, 0);
+	xrecalloc(known, MAX(known_count, 1), sizeof(*known));
+	known_count = MIN(known_count, ff_engine_running_jobs(engine, known, known_count));
+	qsort(known, known_count, sizeof(*known), _cmp_id);
+	for (int i = 0; i < kept; i++)
+		if (!known_count ||
+		    !bsearch(&seen[i].job_id, known, known_count, sizeof(*known), _cmp_id))
+			seen[left++] = seen[i];
 	xfree(known);
 	if (fresh && count)
 		info("fabricfit: locality wait: %d of the %d jobs running on several nodes counted "
@@ -310,23 +373,22 @@ static void _scan_running(void)
 		     counted, count);
 	else if (counted)
 		debug("fabricfit: Placement: %d more running multi-host jobs counted", counted);
-	qsort(seen, count, sizeof(*seen), _cmp_id);
+	qsort(seen, left, sizeof(*seen), _cmp_seen);
 	xfree(scanned);
 	scanned = seen;
-	scanned_count = count;
+	scanned_count = left;
 	scanned_for = engine_generation;
 	last_scan = now;
 	pthread_rwlock_unlock(&engine_lock);
 }
 
-/* A scan is due: a new engine, or SCAN_INTERVAL seconds since the last. */
+/* A scan is due (see _due). */
 static bool _scan_due(void)
 {
 	bool due;
 
 	pthread_rwlock_rdlock(&engine_lock);
-	due =
-	    engine && (engine_generation != scanned_for || time(NULL) - last_scan >= SCAN_INTERVAL);
+	due = engine && !_shutting_down() && _due(time(NULL));
 	pthread_rwlock_unlock(&engine_lock);
 	return due;
 }
@@ -363,7 +425,7 @@ static void *_write_records(void *arg)
 		if (!note_count) {
 			/* Once a second: forget the running jobs that ended, count new ones. */
 			slurm_mutex_unlock(&note_lock);
-			if (_any_running() || _scan_due()) {
+			if (!_shutting_down() && (_any_running() || _scan_due())) {
 				lock_slurmctld(job_read);
 				_prune_running();
 				_scan_running();
@@ -375,18 +437,20 @@ static void *_write_records(void *arg)
 		batch = notes;
 		count = note_count;
 		notes = NULL;
-		note_count = 0;
+		note_count = note_slots = 0;
 		slurm_mutex_unlock(&note_lock);
 
 		lock_slurmctld(job_write);
 		for (int i = 0; i < count; i++)
 			_commit(&batch[i]);
+		unlock_slurmctld(job_write);
 		/* A busy controller may never leave this thread idle for a second. */
 		if (_scan_due()) {
+			lock_slurmctld(job_read);
 			_prune_running();
 			_scan_running();
+			unlock_slurmctld(job_read);
 		}
-		unlock_slurmctld(job_write);
 		for (int i = 0; i < count; i++)
 			_free_note(&batch[i]);
 		xfree(batch);
@@ -438,7 +502,7 @@ extern void ffg_record_stop(void)
 	for (int i = 0; i < note_count; i++)
 		_free_note(&notes[i]);
 	xfree(notes);
-	note_count = 0;
+	note_count = note_slots = 0;
 	slurm_mutex_unlock(&note_lock);
 	xfree(scanned);
 	scanned_count = 0;
