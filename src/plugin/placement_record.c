@@ -189,17 +189,39 @@ static void _commit(note_t *n)
 	}
 }
 
+static int _cmp_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The jobs the engine holds, sorted, in *count (engine_lock held, engine set); xfree it. */
+static uint32_t *_running_ids(unsigned *count)
+{
+	unsigned n = ff_engine_running_jobs(engine, NULL, 0);
+	uint32_t *ids = xcalloc(MAX(n, 1), sizeof(*ids));
+
+	*count = MIN(n, ff_engine_running_jobs(engine, ids, n));
+	qsort(ids, *count, sizeof(*ids), _cmp_id);
+	return ids;
+}
+
+static bool _holds(const uint32_t *ids, unsigned count, uint32_t job_id)
+{
+	return count && bsearch(&job_id, ids, count, sizeof(*ids), _cmp_id);
+}
+
 /* Running jobs that ended leave the locality wait's count (job read lock held). */
 static void _prune_running(void)
 {
 	uint32_t *ids;
-	unsigned count, listed;
+	unsigned count;
 
 	pthread_rwlock_rdlock(&engine_lock);
-	if (engine && (count = ff_engine_running_jobs(engine, NULL, 0))) {
-		ids = xcalloc(count, sizeof(*ids));
-		listed = MIN(count, ff_engine_running_jobs(engine, ids, count));
-		for (unsigned i = 0; i < listed; i++) {
+	if (engine) {
+		ids = _running_ids(&count);
+		for (unsigned i = 0; i < count; i++) {
 			job_record_t *job_ptr = find_job_record(ids[i]);
 			if (!job_ptr || !IS_JOB_RUNNING(job_ptr))
 				ff_engine_running_remove(engine, ids[i]);
@@ -224,13 +246,6 @@ static seen_t *scanned = NULL;
 static int scanned_count = 0;
 static unsigned scanned_for = 0; /* engine_generation; 0: none */
 static time_t last_scan = 0;
-
-static int _cmp_id(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int _cmp_seen(const void *a, const void *b)
 {
@@ -334,10 +349,7 @@ static void _scan_running(void)
 	if ((fresh = engine_generation != scanned_for))
 		scanned_count = 0; /* every job is new to this engine */
 	/* Those a placement note registered are counted with what fabricfit placed. */
-	known_count = ff_engine_running_jobs(engine, NULL, 0);
-	known = xcalloc(MAX(known_count, 1), sizeof(*known));
-	known_count = MIN(known_count, ff_engine_running_jobs(engine, known, known_count));
-	qsort(known, known_count, sizeof(*known), _cmp_id);
+	known = _running_ids(&known_count);
 	slots = list_count(job_list);
 	seen = xcalloc(MAX(slots, 1), sizeof(*seen));
 	it = list_iterator_create(job_list);
@@ -347,8 +359,7 @@ static void _scan_running(void)
 			continue;
 		seen_t key = {.job_id = job->job_id, .start = job->start_time};
 		count++;
-		if (known_count &&
-		    bsearch(&job->job_id, known, known_count, sizeof(*known), _cmp_id))
+		if (_holds(known, known_count, job->job_id))
 			continue; /* the engine holds it */
 		seen[kept++] = key;
 		if (!(scanned_count &&
@@ -358,13 +369,10 @@ static void _scan_running(void)
 	}
 	list_iterator_destroy(it);
 	/* Keep only those the engine still does not hold. */
-	known_count = ff_engine_running_jobs(engine, NULL, 0);
-	xrecalloc(known, MAX(known_count, 1), sizeof(*known));
-	known_count = MIN(known_count, ff_engine_running_jobs(engine, known, known_count));
-	qsort(known, known_count, sizeof(*known), _cmp_id);
+	xfree(known);
+	known = _running_ids(&known_count);
 	for (int i = 0; i < kept; i++)
-		if (!known_count ||
-		    !bsearch(&seen[i].job_id, known, known_count, sizeof(*known), _cmp_id))
+		if (!_holds(known, known_count, seen[i].job_id))
 			seen[left++] = seen[i];
 	xfree(known);
 	if (fresh && count)
@@ -403,11 +411,21 @@ static bool _any_running(void)
 	return any;
 }
 
+/* Forget the running jobs that ended, count the new ones (slurmctld's locks not held). */
+static void _recount(void)
+{
+	slurmctld_lock_t job_read = {.job = READ_LOCK, .node = READ_LOCK};
+
+	lock_slurmctld(job_read);
+	_prune_running();
+	_scan_running();
+	unlock_slurmctld(job_read);
+}
+
 static void *_write_records(void *arg)
 {
 	/* The locks eval_nodes runs under: its allocation is settled once we hold them. */
 	slurmctld_lock_t job_write = {.job = WRITE_LOCK, .node = READ_LOCK};
-	slurmctld_lock_t job_read = {.job = READ_LOCK, .node = READ_LOCK};
 
 	(void)arg;
 	slurm_mutex_lock(&note_lock);
@@ -425,12 +443,8 @@ static void *_write_records(void *arg)
 		if (!note_count) {
 			/* Once a second: forget the running jobs that ended, count new ones. */
 			slurm_mutex_unlock(&note_lock);
-			if (!_shutting_down() && (_any_running() || _scan_due())) {
-				lock_slurmctld(job_read);
-				_prune_running();
-				_scan_running();
-				unlock_slurmctld(job_read);
-			}
+			if (!_shutting_down() && (_any_running() || _scan_due()))
+				_recount();
 			slurm_mutex_lock(&note_lock);
 			continue;
 		}
@@ -445,12 +459,8 @@ static void *_write_records(void *arg)
 			_commit(&batch[i]);
 		unlock_slurmctld(job_write);
 		/* A busy controller may never leave this thread idle for a second. */
-		if (_scan_due()) {
-			lock_slurmctld(job_read);
-			_prune_running();
-			_scan_running();
-			unlock_slurmctld(job_read);
-		}
+		if (_scan_due())
+			_recount();
 		for (int i = 0; i < count; i++)
 			_free_note(&batch[i]);
 		xfree(batch);

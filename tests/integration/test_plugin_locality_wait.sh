@@ -171,6 +171,20 @@ fill_e() {
   for n in 2 3 4; do ids+=("$(submit -t 2 -w gpu00$n --wrap 'sleep 100')"); done
   for j in "${ids[@]}"; do wait_for 20 running "$j" || { fail "filler $j did not start"; return 1; }; done
 }
+# waits_beside CASE WHAT: the 10-minute 2-node job that fits alone waits beside the split
+# job running now (WHAT says which), and slurmctld logs its gain (300 s).
+waits_beside() {
+  local w
+  w=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
+  if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
+    ok "($1) beside $2, the same job $w waits: $(reason "$w")"
+  else
+    fail "($1) beside $2, $w waits" "state $(job_state "$w"), reason $(reason "$w")" \
+      "$(grep "JobId=$w\|counted" "$ctld_log" | tail -3)"
+  fi
+  check "($1) slurmctld logged the gain beside the running job (300 s)" \
+    grep -q "fabricfit: JobId=$w waits: .*gain 300s > expected wait" "$ctld_log"
+}
 fill_e || { done_testing; }
 alone=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
 if wait_for 10 running "$alone"; then
@@ -181,15 +195,7 @@ else
   fail "(e) the job alone started at once" "state $(job_state "$alone"), reason $(reason "$alone")"
 fi
 sleep 2
-w=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
-if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
-  ok "(e) beside it, the same job $w waits: $(reason "$w")"
-else
-  fail "(e) beside a running split job, $w waits" "state $(job_state "$w"), reason $(reason "$w")" \
-    "$(grep "JobId=$w" "$ctld_log" | tail -3)"
-fi
-check "(e) slurmctld logged the gain beside the running job (300 s)" \
-  grep -q "fabricfit: JobId=$w waits: .*gain 300s > expected wait" "$ctld_log"
+waits_beside e "the split job $alone"
 scancel "$alone"
 clear_jobs
 
@@ -212,15 +218,7 @@ scontrol reconfigure > /dev/null
 check "(g) slurmctld re-executed while $alone runs" \
   wait_for 20 bash -c '[ "$(grep -c "Running as primary controller" "$1")" -gt "$2" ] && scontrol ping > /dev/null' _ "$ctld_log" "$starts"
 sleep 3
-w=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
-if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
-  ok "(g) after the restart, the same job $w waits beside it: $(reason "$w")"
-else
-  fail "(g) after the restart, $w waits beside the running split job" \
-    "state $(job_state "$w"), reason $(reason "$w")" "$(grep "JobId=$w\|counted" "$ctld_log" | tail -3)"
-fi
-check "(g) slurmctld logged the gain beside the running job (300 s)" \
-  grep -q "fabricfit: JobId=$w waits: .*gain 300s > expected wait" "$ctld_log"
+waits_beside g "the split job $alone, after the restart"
 scancel "$alone"
 clear_jobs
 
@@ -233,15 +231,7 @@ check "(h) the -w split job $alone runs" wait_for 10 running "$alone"
 check "(h) Slurm placed it (fabricfit left it: required-nodes)" \
   wait_for 5 grep -q "eval_nodes JobId=$alone .*placement=slurm reason=required-nodes" "$ctld_log"
 sleep 12
-w=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
-if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
-  ok "(h) beside it, the same job $w waits: $(reason "$w")"
-else
-  fail "(h) beside the split job Slurm placed, $w waits" \
-    "state $(job_state "$w"), reason $(reason "$w")" "$(grep "JobId=$w" "$ctld_log" | tail -3)"
-fi
-check "(h) slurmctld logged the gain beside the running job (300 s)" \
-  grep -q "fabricfit: JobId=$w waits: .*gain 300s > expected wait" "$ctld_log"
+waits_beside h "the split job $alone Slurm placed"
 scancel "$alone"
 clear_jobs
 
