@@ -934,7 +934,8 @@ start_slurmctld() {
   fi
   # -D: foreground (see spawn); it logs to SlurmctldLogFile and, duplicated, to stderr.
   # The working directory must be writable for umad2sim (./sys-<pid>/).
-  (cd "$LAB_DIR/ctld" && spawn slurmctld slurmctld "${UTS_PREFIX[@]}" env "${envs[@]}" \
+  # A crash leaves a core there too (core_pattern permitting): the tests print its backtrace.
+  (cd "$LAB_DIR/ctld" && { ulimit -c unlimited 2>/dev/null || true; } && spawn slurmctld slurmctld "${UTS_PREFIX[@]}" env "${envs[@]}" \
      "$SLURM_PREFIX/sbin/slurmctld" -D -f "$CONF" < /dev/null > "$LOGS/slurmctld.stderr" 2>&1)
   local pid
   if ! pid=$(spawned_pid slurmctld) || ! wait_until "$TIMEOUT" slurmctld_ready "$pid"; then

@@ -63,6 +63,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy clang
   jq
+  gdb file
   chromium
   debhelper mmdebstrap
 )

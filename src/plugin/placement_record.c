@@ -422,6 +422,19 @@ static void _recount(void)
 	unlock_slurmctld(job_read);
 }
 
+/* The records a shutdown or reconfigure leaves unwritten, named in one line. */
+static void _drop(const note_t *batch, int count)
+{
+	char *ids = NULL, *pos = NULL;
+
+	for (int i = 0; i < count && i < 20; i++)
+		xstrfmtcatat(ids, &pos, "%s%u", i ? "," : "", batch[i].job_id);
+	info("fabricfit: slurmctld is shutting down or reconfiguring: %d placement records are "
+	     "not written (JobId=%s%s)",
+	     count, ids, count > 20 ? ",..." : "");
+	xfree(ids);
+}
+
 static void *_write_records(void *arg)
 {
 	/* The locks eval_nodes runs under: its allocation is settled once we hold them. */
@@ -455,8 +468,16 @@ static void *_write_records(void *arg)
 		slurm_mutex_unlock(&note_lock);
 
 		lock_slurmctld(job_write);
-		for (int i = 0; i < count; i++)
-			_commit(&batch[i]);
+		/*
+		 * Once a shutdown or reconfigure has begun, slurmctld unloads the accounting
+		 * plugin (a late end record would call into it) and may free the job list
+		 * without locks: the records still waiting are dropped, and said so.
+		 */
+		if (_shutting_down())
+			_drop(batch, count);
+		else
+			for (int i = 0; i < count; i++)
+				_commit(&batch[i]);
 		unlock_slurmctld(job_write);
 		/* A busy controller may never leave this thread idle for a second. */
 		if (_scan_due())

@@ -24,13 +24,48 @@ _tap_failed=0
 # ok DESC: a passing assertion.
 ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
 
-# fail DESC [DETAIL...]: a failing assertion; details go out as TAP comments.
+# fail DESC [DETAIL...]: a failing assertion; details go out as TAP comments. The first
+# failure after a lab's slurmctld died reports why, there (CI shows only part of the output).
 fail() {
   _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1))
   echo "not ok $_tap_n - $1"
   shift
-  local line
+  local line d
   for line in "$@"; do diag "$line"; done
+  for d in "${_labs[@]}"; do
+    [[ " ${_ctld_reported[*]} " == *" $d "* ]] && continue
+    [ -r "$d/run/slurmctld.pid" ] || continue
+    pid_running "$(head -n 1 "$d/run/slurmctld.pid")" && continue
+    _ctld_reported+=("$d")
+    diag "slurmctld of $d is not running"
+    ctld_report "$d"
+  done
+}
+_ctld_reported=()
+
+# ctld_report DIR: the end of the lab's controller log, what it wrote to stderr (a crash, an
+# assertion) and, when it left a core, the backtrace of every thread.
+ctld_report() {
+  local d=$1 core
+  if [ -r "$d/log/slurmctld.log" ]; then
+    diag "the last lines of $d/log/slurmctld.log:"
+    tail -n 25 "$d/log/slurmctld.log" | sed 's/^/#   /'
+  fi
+  [ -s "$d/log/slurmctld.stderr" ] && { diag "$d/log/slurmctld.stderr:"; tail -n 10 "$d/log/slurmctld.stderr" | sed 's/^/#   /'; }
+  for core in "$d"/ctld/core*; do
+    if [ ! -f "$core" ] || ! command -v gdb > /dev/null; then continue; fi
+    # The thread that died first, then the others (without arguments, for a short report).
+    diag "backtrace of $core:"
+    gdb -batch -nx -ex 'set print frame-arguments none' -ex 'bt 20' -ex 'thread apply all bt 8' \
+      "$(_ctld_binary "$core")" "$core" 2>/dev/null |
+      grep -E '^(Thread|#|Program terminated)' | grep -vE '(futex|pthread_cond_|start_thread|clone3)' |
+      head -n 100 | sed 's/^/#   /'
+  done
+}
+
+# _ctld_binary CORE: the program that left CORE (file(1) reads its execfn).
+_ctld_binary() {
+  file -b "$1" 2>/dev/null | sed -n "s/.*execfn: '\([^']*\)'.*/\1/p"
 }
 
 # diag TEXT: a TAP comment (each line prefixed with "# ").
@@ -178,10 +213,7 @@ _lib_on_exit() {
     # CI keeps only this output: the end of each lab's controller log, and whatever the
     # controller wrote to stderr (a crash, an assertion).
     for d in "${_labs[@]}"; do
-      [ -r "$d/log/slurmctld.log" ] || continue
-      diag "the last lines of $d/log/slurmctld.log:"
-      tail -n 25 "$d/log/slurmctld.log" | sed 's/^/#   /'
-      [ -s "$d/log/slurmctld.stderr" ] && { diag "$d/log/slurmctld.stderr:"; tail -n 10 "$d/log/slurmctld.stderr" | sed 's/^/#   /'; }
+      [[ " ${_ctld_reported[*]} " == *" $d "* ]] || ctld_report "$d"
     done
   fi
   if [ "$rc" -eq 0 ] && [ "${FABRICFIT_KEEP_LAB:-0}" != 1 ]; then
