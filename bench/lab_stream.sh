@@ -188,6 +188,7 @@ run_policy() {
   grep -c 'placement=fabricfit' "$dir/log/slurmctld.log" > "$res/placed_by_fabricfit" || true
   grep -c 'placement=slurm' "$dir/log/slurmctld.log" > "$res/placed_by_slurm" || true
   cp "$dir/slurm.conf" "$res/slurm.conf"
+  gzip -c "$dir/log/slurmctld.log" > "$res/slurmctld.log.gz" || true
   lab_down "$dir" > "$res/down.log" 2>&1
   log "$1: done, lab down"
 }
