@@ -333,7 +333,7 @@ static void _scan_running(void)
 	list_itr_t *it;
 	job_record_t *job;
 
-	if (!&job_list || !job_list || _shutting_down())
+	if (!&job_list || !job_list)
 		return;
 	pthread_rwlock_rdlock(&engine_lock);
 	if (!engine || !_due(now)) {
@@ -396,7 +396,7 @@ static bool _scan_due(void)
 	bool due;
 
 	pthread_rwlock_rdlock(&engine_lock);
-	due = engine && !_shutting_down() && _due(time(NULL));
+	due = engine && _due(time(NULL));
 	pthread_rwlock_unlock(&engine_lock);
 	return due;
 }
@@ -411,14 +411,19 @@ static bool _any_running(void)
 	return any;
 }
 
-/* Forget the running jobs that ended, count the new ones (slurmctld's locks not held). */
+/*
+ * Forget the running jobs that ended, count the new ones (slurmctld's locks not held);
+ * nothing once a shutdown or reconfigure has begun (checked under the lock).
+ */
 static void _recount(void)
 {
 	slurmctld_lock_t job_read = {.job = READ_LOCK, .node = READ_LOCK};
 
 	lock_slurmctld(job_read);
-	_prune_running();
-	_scan_running();
+	if (!_shutting_down()) {
+		_prune_running();
+		_scan_running();
+	}
 	unlock_slurmctld(job_read);
 }
 
@@ -456,7 +461,7 @@ static void *_write_records(void *arg)
 		if (!note_count) {
 			/* Once a second: forget the running jobs that ended, count new ones. */
 			slurm_mutex_unlock(&note_lock);
-			if (!_shutting_down() && (_any_running() || _scan_due()))
+			if (_any_running() || _scan_due())
 				_recount();
 			slurm_mutex_lock(&note_lock);
 			continue;

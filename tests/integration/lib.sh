@@ -33,21 +33,21 @@ fail() {
   local line d
   for line in "$@"; do diag "$line"; done
   for d in "${_labs[@]}"; do
-    [[ " ${_ctld_reported[*]} " == *" $d "* ]] && continue
     [ -r "$d/run/slurmctld.pid" ] || continue
     pid_running "$(head -n 1 "$d/run/slurmctld.pid")" && continue
-    _ctld_reported+=("$d")
-    diag "slurmctld of $d is not running"
-    ctld_report "$d"
+    ctld_report "$d" "slurmctld of $d is not running"
   done
   return 0
 }
 _ctld_reported=()
 
-# ctld_report DIR: the end of the lab's controller log, what it wrote to stderr (a crash, an
-# assertion) and, when it left a core, the backtrace of every thread.
+# ctld_report DIR [WHY]: once per lab, WHY, the end of the lab's controller log, what it wrote
+# to stderr (a crash, an assertion) and, when it left a core, the backtrace of every thread.
 ctld_report() {
   local d=$1 core
+  [[ " ${_ctld_reported[*]} " == *" $d "* ]] && return 0
+  _ctld_reported+=("$d")
+  [ -z "${2:-}" ] || diag "$2"
   if [ -r "$d/log/slurmctld.log" ]; then
     diag "the last lines of $d/log/slurmctld.log:"
     tail -n 25 "$d/log/slurmctld.log" | sed 's/^/#   /'
@@ -215,7 +215,7 @@ _lib_on_exit() {
     # CI keeps only this output: the end of each lab's controller log, and whatever the
     # controller wrote to stderr (a crash, an assertion).
     for d in "${_labs[@]}"; do
-      [[ " ${_ctld_reported[*]} " == *" $d "* ]] || ctld_report "$d"
+      ctld_report "$d"
     done
   fi
   if [ "$rc" -eq 0 ] && [ "${FABRICFIT_KEEP_LAB:-0}" != 1 ]; then
