@@ -8,7 +8,10 @@
 // to 32k hosts is compared with n log n. wait_advice_latency times the adaptive locality
 // wait's question that slurmctld adds to an evaluation whose placement is split (the
 // run-time model beside 32 running split jobs, ECMP and static routes), and is reported
-// as a ratio to fabricfit's own decision at the same size, run in the same process.
+// as a ratio to fabricfit's own decision at the same size, run in the same process;
+// record_latency times the placement record slurmctld's info line and AdminComment carry
+// (score, leaf groups, and the fragmentation before and after), built for each allocation,
+// as a ratio to the decision too.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -22,6 +25,7 @@
 
 #include "fabric_fixture.hpp"
 #include "placement/baselines.hpp"
+#include "placement/fabric_status.hpp"
 #include "placement/runtime_model.hpp"
 #include "placement/selector.hpp"
 #include "placement/traffic_matrix.hpp"
@@ -98,6 +102,12 @@ std::map<std::pair<std::string, int>, double>& p50_results() {
 // The locality wait's p50 by routing and size.
 std::map<std::pair<std::string, int>, double>& wait_p50_results() {
   static std::map<std::pair<std::string, int>, double> m;
+  return m;
+}
+
+// The placement record's p50 by size.
+std::map<int, double>& record_p50_results() {
+  static std::map<int, double> m;
   return m;
 }
 
@@ -204,6 +214,39 @@ void wait_advice_latency(benchmark::State& state) {
   wait_p50_results()[{to_string(routing), hosts}] = p50;
 }
 
+// The record of each decision of the request mix, against the state it was made in.
+void record_latency(benchmark::State& state) {
+  const int hosts = static_cast<int>(state.range(0));
+  Cluster cluster(hosts);
+  const PlacementContext ctx = cluster.world.ctx();
+  FabricfitSelector policy;
+  std::vector<std::pair<Allocation, CommPattern>> placed;
+  for (const JobRequest& r : request_mix()) {
+    if (auto a = policy.place(ctx, r)) placed.emplace_back(std::move(*a), r.pattern);
+  }
+  if (placed.empty()) {
+    state.SkipWithError("no request of the mix fits");
+    return;
+  }
+  std::vector<double> cpu_us;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const auto& [a, pattern] = placed[next++ % placed.size()];
+    const double c0 = thread_cpu_seconds();
+    auto text = placement_record(cluster.world.index, &cluster.world.frag, &cluster.world.gpus, a.hosts,
+                                 a.gpus, pattern, "");
+    const double c1 = thread_cpu_seconds();
+    benchmark::DoNotOptimize(text);
+    state.SetIterationTime(c1 - c0);
+    cpu_us.push_back((c1 - c0) * 1e6);
+  }
+  std::sort(cpu_us.begin(), cpu_us.end());
+  const double p50 = cpu_us[cpu_us.size() / 2];
+  state.counters["p50_us"] = p50;
+  state.counters["hosts"] = hosts;
+  record_p50_results()[hosts] = p50;
+}
+
 BENCHMARK_TEMPLATE(decision_latency, TreePolicy)
     ->Arg(1024)
     ->Arg(4096)
@@ -212,6 +255,8 @@ BENCHMARK_TEMPLATE(decision_latency, TreePolicy)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(1.0);
+
+BENCHMARK(record_latency)->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(1.0);
 
 BENCHMARK(wait_advice_latency)
     ->Args({1024, 0})
@@ -251,6 +296,12 @@ int main(int argc, char** argv) {
     fmt::print(
         "locality wait ({}) at {}k hosts: p50 {:.1f} us, {:.2f}x fabricfit's decision (p50 {:.1f} us)\n",
         key.first, key.second / 1024, p50, p50 / place->second, place->second);
+  }
+  for (const auto& [hosts, p50] : fabricfit::record_p50_results()) {
+    const auto place = fabricfit::p50_results().find({"fabricfit", hosts});
+    if (place == fabricfit::p50_results().end()) continue;
+    fmt::print("placement record at {}k hosts: p50 {:.1f} us, {:.2f}x fabricfit's decision (p50 {:.1f} us)\n",
+               hosts / 1024, p50, p50 / place->second, place->second);
   }
   return 0;
 }

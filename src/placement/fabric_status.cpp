@@ -41,14 +41,8 @@ std::string placement_record(const LocalityIndex& index, const FragModel* frag, 
                   groups.size(), one_word(fmt::format("{}", fmt::join(groups, ","))), s.spine_bytes);
   if (s.pods > 0) record += fmt::format(" pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
   record += fmt::format(" uplink_ms={:.3g}", 1000 * s.max_uplink_load);
-  if (frag != nullptr && free != nullptr) {
-    GpuState after = *free;
-    for (std::size_t i = 0; i < hosts.size() && i < gpus.size(); ++i)
-      after.free[hosts[i]] = std::max(0, after.free[hosts[i]] - gpus[i]);
-    const double delta = measure_fragmentation(index, after, *frag).unusable -
-                         measure_fragmentation(index, *free, *frag).unusable;
-    record += fmt::format(" unusable_gpus={:+.1f}", delta);
-  }
+  if (frag != nullptr && free != nullptr)
+    record += fmt::format(" unusable_gpus={:+.1f}", unusable_delta(index, *free, *frag, hosts, gpus));
   return record + " pattern=" + pattern.to_string();
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <map>
 
 namespace fabricfit {
@@ -167,6 +168,35 @@ FragmentationReport measure_fragmentation(const LocalityIndex& index, const GpuS
   }
   r.frag = r.free_gpus > 0 ? r.unusable / static_cast<double>(r.free_gpus) : 0.0;
   return r;
+}
+
+double unusable_delta(const LocalityIndex& index, const GpuState& before, const FragModel& model,
+                      std::span<const int> hosts, std::span<const int> gpus) {
+  const int G = model.max_gpus();
+  std::vector<std::pair<int, int>> taken;  // (host, GPUs it gives up), by host
+  std::vector<int> groups;
+  for (std::size_t i = 0; i < hosts.size() && i < gpus.size(); ++i) {
+    taken.emplace_back(hosts[i], gpus[i]);
+    const int g = index.leaf_group_of(hosts[i]);
+    if (g >= 0 && std::ranges::find(groups, g) == groups.end()) groups.push_back(g);
+  }
+  std::ranges::sort(taken);
+  std::vector<int> hist_before(G + 1), hist_after(G + 1);
+  double delta = 0;
+  for (const int g : groups) {
+    std::ranges::fill(hist_before, 0);
+    std::ranges::fill(hist_after, 0);
+    for (const int h : index.hosts_of(g)) {
+      int after = before.free[h];
+      for (auto it = std::ranges::lower_bound(taken, std::pair{h, INT_MIN});
+           it != taken.end() && it->first == h; ++it)
+        after = std::max(0, after - it->second);
+      ++hist_before[std::clamp(before.free[h], 0, G)];
+      ++hist_after[std::clamp(after, 0, G)];
+    }
+    delta += model.unusable(hist_after) - model.unusable(hist_before);
+  }
+  return delta;
 }
 
 }  // namespace fabricfit

@@ -103,4 +103,11 @@ struct FragmentationReport {
 [[nodiscard]] FragmentationReport measure_fragmentation(const LocalityIndex& index, const GpuState& gpus,
                                                         const FragModel& model);
 
+// The change in measure_fragmentation(...).unusable when hosts[i] give up gpus[i] GPUs each
+// (free counts floored at 0). The measure is a sum over leaf groups, so only the groups the
+// hosts are in are counted: a placement record costs its allocation's groups, not the cluster.
+[[nodiscard]] double unusable_delta(const LocalityIndex& index, const GpuState& before,
+                                    const FragModel& model, std::span<const int> hosts,
+                                    std::span<const int> gpus);
+
 }  // namespace fabricfit

@@ -107,6 +107,41 @@ TEST(Fragmentation, ClusterIsTheSumOverLeafGroups) {
   EXPECT_DOUBLE_EQ(r.frag, 24.0 / 56.0);
 }
 
+TEST(Fragmentation, UnusableDeltaByHand) {
+  // Mix 4 x 8, two leaf groups of 4 hosts, all free. Taking 8 GPUs of host 4 leaves group 2
+  // 24 free GPUs no 4-node job fits: +24 unusable. Group 1 is untouched. Taking another 8
+  // from host 5 on top of that state frees nothing: 24 -> 16 unusable, -8. Taking more than a
+  // host has floors it at 0 free.
+  World w(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4}, WorkloadMix::parse("4x8"));
+  const std::vector<int> h4{4}, eight{8}, h5{5}, twenty{20};
+  EXPECT_DOUBLE_EQ(unusable_delta(w.index, w.gpus, w.frag, h4, eight), 24.0);
+  EXPECT_DOUBLE_EQ(unusable_delta(w.index, w.gpus, w.frag, h4, twenty), 24.0);
+  w.busy(4, 8);
+  EXPECT_DOUBLE_EQ(unusable_delta(w.index, w.gpus, w.frag, h5, eight), -8.0);
+  EXPECT_DOUBLE_EQ(unusable_delta(w.index, w.gpus, w.frag, {}, {}), 0.0);
+}
+
+TEST(Fragmentation, UnusableDeltaIsTheClusterDifference) {
+  // Random states and allocations (a host may appear twice) on 6 leaf groups of 8 with the
+  // standard mix: the delta over the touched groups equals the difference of the measures.
+  World w(FixtureSpec{.leaf_groups = 6, .hosts_per_leaf = 8});
+  std::mt19937 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    for (int h = 0; h < w.index.host_count(); ++h) w.busy(h, static_cast<int>(rng() % 9));
+    std::vector<int> hosts, gpus;
+    const int n = 1 + static_cast<int>(rng() % 6);
+    for (int i = 0; i < n; ++i) {
+      hosts.push_back(static_cast<int>(rng() % static_cast<unsigned>(w.index.host_count())));
+      gpus.push_back(1 + static_cast<int>(rng() % 8));
+    }
+    GpuState after = w.gpus;
+    for (int i = 0; i < n; ++i) after.free[hosts[i]] = std::max(0, after.free[hosts[i]] - gpus[i]);
+    const double want = measure_fragmentation(w.index, after, w.frag).unusable -
+                        measure_fragmentation(w.index, w.gpus, w.frag).unusable;
+    EXPECT_NEAR(unusable_delta(w.index, w.gpus, w.frag, hosts, gpus), want, 1e-9) << "round " << round;
+  }
+}
+
 TEST(Fragmentation, NothingFreeIsNotFragmented) {
   World w(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 2});
   w.busy(0, 8);
