@@ -350,10 +350,14 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	if (_fabricfit_choose(topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note),
 			      &request, reason, sizeof(reason))) {
 		/* All the evaluator may consume, so that Slurm's own pass can start afresh. */
-		saved = ffg_eval_state_save(topo_eval);
-		bit_clear_all(topo_eval->node_map);
-		for (unsigned k = 0; k < nchosen; k++)
-			bit_set(topo_eval->node_map, node_of_host[host_chosen[k]]);
+		if (!(saved = ffg_eval_state_save(topo_eval))) {
+			_fall_back(note, sizeof(note), reason, sizeof(reason), true,
+				   "an evaluation within an evaluation");
+		} else {
+			bit_clear_all(topo_eval->node_map);
+			for (unsigned k = 0; k < nchosen; k++)
+				bit_set(topo_eval->node_map, node_of_host[host_chosen[k]]);
+		}
 	}
 	/* Slurm's common evaluator makes the final core/GPU pick within the nodes given. */
 	rc = common_topo_choose_nodes(topo_eval);

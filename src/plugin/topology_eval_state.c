@@ -4,6 +4,13 @@
  * Its eval_nodes() lowers avail_res_array[i]->avail_cpus and avail_res_cnt, clears cores
  * in avail_core, and trims each sock_gres's counts (_reduce_res_cores, the GRES filter);
  * common_topo_choose_nodes() only restores node_map and avail_core for its own retries.
+ *
+ * The copy is made for every evaluation fabricfit places, under the scheduler's locks, and
+ * is rarely used: its buffers are kept from one evaluation to the next and only grown, so
+ * that a steady cluster saves without allocating (per offered node, a fresh copy was a
+ * core bitmap, a GRES array, its per-socket counts and a list iterator: hundreds of
+ * malloc/free pairs per evaluation). slurmctld's job and node write locks, held by every
+ * caller of eval_nodes, make one evaluation at a time, so one saved state is enough.
  */
 
 #include "config.h"
@@ -13,8 +20,8 @@
 #include "src/common/slurm_xlator.h"
 
 #include "src/common/bitstring.h"
-#include "src/common/core_array.h"
 #include "src/common/list.h"
+#include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
 #include "src/interfaces/gres.h"
 #include "src/interfaces/select.h"
@@ -24,43 +31,79 @@
 typedef struct {
 	uint64_t total_cnt, total_cnt_before_filter, cnt_any_sock, max_node_gres;
 	uint64_t *cnt_by_sock;
-	int sock_cnt;
+	int sock_cnt, sock_slots; /* counts saved; room in cnt_by_sock */
 } saved_sock_gres_t;
 
 typedef struct {
+	bool saved;	    /* filled by the last save */
 	avail_res_t counts; /* scalar fields only; the pointers are not owned */
 	uint16_t *cores_per_sock;
+	int cores_slots;
 	saved_sock_gres_t *gres;
-	int gres_cnt;
+	int gres_cnt, gres_slots;
 } saved_node_t;
 
 struct ffg_eval_state {
+	bool in_use;
 	bitstr_t *node_map;
-	bitstr_t **avail_core;
+	bitstr_t **avail_core; /* core_cnt entries; NULL where the evaluator had none */
+	int core_cnt, core_slots;
 	uint16_t avail_cpus;
 	uint32_t min_nodes, max_nodes, req_nodes;
 	bool first_pass, gres_per_job;
-	int node_cnt;
-	saved_node_t *nodes; /* by node index; only offered nodes are filled */
+	int node_cnt, node_slots;
+	saved_node_t *nodes; /* by node index; only offered nodes are saved */
 };
+
+static ffg_eval_state_t state;
+
+/* *buf holds at least `want` elements of `size` bytes (*slots: how many it holds). */
+static void _room(void **buf, int *slots, int want, size_t size)
+{
+	if (want <= *slots)
+		return;
+	xrealloc(*buf, want * size);
+	*slots = want;
+}
+
+/* *dst becomes a copy of src, in its own bitmap while the sizes match. */
+static void _copy_bits(bitstr_t **dst, bitstr_t *src)
+{
+	if (!src) {
+		FREE_NULL_BITMAP(*dst);
+	} else if (*dst && bit_size(*dst) == bit_size(src)) {
+		bit_copybits(*dst, src);
+	} else {
+		FREE_NULL_BITMAP(*dst);
+		*dst = bit_copy(src);
+	}
+}
 
 static void _save_node(saved_node_t *out, const avail_res_t *res)
 {
 	list_itr_t *it;
 	sock_gres_t *sg;
-	int k = 0;
+	int k = 0, cnt;
 
+	out->saved = true;
 	out->counts = *res;
+	out->counts.sock_cnt = 0;
 	if (res->avail_cores_per_sock && res->sock_cnt) {
-		out->cores_per_sock = xcalloc(res->sock_cnt, sizeof(uint16_t));
+		_room((void **)&out->cores_per_sock, &out->cores_slots, res->sock_cnt,
+		      sizeof(uint16_t));
 		memcpy(out->cores_per_sock, res->avail_cores_per_sock,
 		       res->sock_cnt * sizeof(uint16_t));
+		out->counts.sock_cnt = res->sock_cnt;
 	}
-	if (!res->sock_gres_list || !(out->gres_cnt = list_count(res->sock_gres_list)))
+	out->gres_cnt = 0;
+	if (!res->sock_gres_list || !(cnt = list_count(res->sock_gres_list)))
 		return;
-	out->gres = xcalloc(out->gres_cnt, sizeof(*out->gres));
+	if (cnt > out->gres_slots) {
+		xrecalloc(out->gres, cnt, sizeof(*out->gres)); /* new entries own no buffer */
+		out->gres_slots = cnt;
+	}
 	it = list_iterator_create(res->sock_gres_list);
-	while ((sg = list_next(it)) && k < out->gres_cnt) {
+	while ((sg = list_next(it)) && k < cnt) {
 		saved_sock_gres_t *s = &out->gres[k++];
 		s->total_cnt = sg->total_cnt;
 		s->total_cnt_before_filter = sg->total_cnt_before_filter;
@@ -68,11 +111,13 @@ static void _save_node(saved_node_t *out, const avail_res_t *res)
 		s->max_node_gres = sg->max_node_gres;
 		s->sock_cnt = sg->cnt_by_sock ? sg->sock_cnt : 0;
 		if (s->sock_cnt) {
-			s->cnt_by_sock = xcalloc(s->sock_cnt, sizeof(uint64_t));
+			_room((void **)&s->cnt_by_sock, &s->sock_slots, s->sock_cnt,
+			      sizeof(uint64_t));
 			memcpy(s->cnt_by_sock, sg->cnt_by_sock, s->sock_cnt * sizeof(uint64_t));
 		}
 	}
 	list_iterator_destroy(it);
+	out->gres_cnt = k;
 }
 
 static void _restore_node(const saved_node_t *in, avail_res_t *res)
@@ -92,10 +137,10 @@ static void _restore_node(const saved_node_t *in, avail_res_t *res)
 	res->gres_max_tasks = in->counts.gres_max_tasks;
 	res->max_cpus = in->counts.max_cpus;
 	res->min_cpus = in->counts.min_cpus;
-	if (in->cores_per_sock && res->avail_cores_per_sock)
+	if (in->counts.sock_cnt && res->avail_cores_per_sock)
 		memcpy(res->avail_cores_per_sock, in->cores_per_sock,
 		       in->counts.sock_cnt * sizeof(uint16_t));
-	if (!in->gres || !res->sock_gres_list)
+	if (!in->gres_cnt || !res->sock_gres_list)
 		return;
 	it = list_iterator_create(res->sock_gres_list);
 	while ((sg = list_next(it)) && k < in->gres_cnt) {
@@ -104,7 +149,7 @@ static void _restore_node(const saved_node_t *in, avail_res_t *res)
 		sg->total_cnt_before_filter = s->total_cnt_before_filter;
 		sg->cnt_any_sock = s->cnt_any_sock;
 		sg->max_node_gres = s->max_node_gres;
-		if (s->cnt_by_sock && sg->cnt_by_sock && sg->sock_cnt == s->sock_cnt)
+		if (s->sock_cnt && sg->cnt_by_sock && sg->sock_cnt == s->sock_cnt)
 			memcpy(sg->cnt_by_sock, s->cnt_by_sock, s->sock_cnt * sizeof(uint64_t));
 	}
 	list_iterator_destroy(it);
@@ -112,65 +157,86 @@ static void _restore_node(const saved_node_t *in, avail_res_t *res)
 
 extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval)
 {
-	ffg_eval_state_t *state = xmalloc(sizeof(*state));
+	int nodes = bit_size(topo_eval->node_map);
 
-	state->node_map = bit_copy(topo_eval->node_map);
-	state->avail_core = topo_eval->avail_core ? copy_core_array(topo_eval->avail_core) : NULL;
-	state->avail_cpus = topo_eval->avail_cpus;
-	state->min_nodes = topo_eval->min_nodes;
-	state->max_nodes = topo_eval->max_nodes;
-	state->req_nodes = topo_eval->req_nodes;
-	state->first_pass = topo_eval->first_pass;
-	state->gres_per_job = topo_eval->gres_per_job;
-	state->node_cnt = bit_size(topo_eval->node_map);
-	state->nodes = xcalloc(MAX(state->node_cnt, 1), sizeof(*state->nodes));
+	if (state.in_use)
+		return NULL; /* not reentrant: the caller falls back to no second pass */
+	state.in_use = true;
+	_copy_bits(&state.node_map, topo_eval->node_map);
+	/* A core array has an entry per node in Slurm's table (copy_core_array). */
+	state.core_cnt = topo_eval->avail_core ? node_record_count : 0;
+	if (state.core_cnt > state.core_slots) {
+		xrecalloc(state.avail_core, state.core_cnt, sizeof(*state.avail_core));
+		state.core_slots = state.core_cnt;
+	}
+	for (int i = 0; i < state.core_cnt; i++)
+		_copy_bits(&state.avail_core[i], topo_eval->avail_core[i]);
+	state.avail_cpus = topo_eval->avail_cpus;
+	state.min_nodes = topo_eval->min_nodes;
+	state.max_nodes = topo_eval->max_nodes;
+	state.req_nodes = topo_eval->req_nodes;
+	state.first_pass = topo_eval->first_pass;
+	state.gres_per_job = topo_eval->gres_per_job;
+	if (nodes > state.node_slots) {
+		xrecalloc(state.nodes, nodes, sizeof(*state.nodes)); /* new entries own nothing */
+		state.node_slots = nodes;
+	}
+	for (int i = 0; i < state.node_cnt; i++)
+		state.nodes[i].saved = false;
+	state.node_cnt = nodes;
 	if (topo_eval->avail_res_array)
 		for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++)
 			if (topo_eval->avail_res_array[i])
-				_save_node(&state->nodes[i], topo_eval->avail_res_array[i]);
-	return state;
+				_save_node(&state.nodes[i], topo_eval->avail_res_array[i]);
+	return &state;
 }
 
-extern void ffg_eval_state_restore(const ffg_eval_state_t *state, topology_eval_t *topo_eval)
+extern void ffg_eval_state_restore(const ffg_eval_state_t *saved, topology_eval_t *topo_eval)
 {
-	bit_copybits(topo_eval->node_map, state->node_map);
-	if (state->avail_core && topo_eval->avail_core) {
+	bit_copybits(topo_eval->node_map, saved->node_map);
+	if (saved->core_cnt && topo_eval->avail_core) {
 		/* Cores the first pass gave up are set again; none it kept is added. */
-		for (int i = 0; i < state->node_cnt; i++) {
-			if (!state->avail_core[i]) {
+		for (int i = 0; i < saved->core_cnt; i++) {
+			if (!saved->avail_core[i]) {
 				FREE_NULL_BITMAP(topo_eval->avail_core[i]);
 			} else if (!topo_eval->avail_core[i]) {
-				topo_eval->avail_core[i] = bit_copy(state->avail_core[i]);
+				topo_eval->avail_core[i] = bit_copy(saved->avail_core[i]);
 			} else {
-				bit_copybits(topo_eval->avail_core[i], state->avail_core[i]);
+				bit_copybits(topo_eval->avail_core[i], saved->avail_core[i]);
 			}
 		}
 	}
-	topo_eval->avail_cpus = state->avail_cpus;
-	topo_eval->min_nodes = state->min_nodes;
-	topo_eval->max_nodes = state->max_nodes;
-	topo_eval->req_nodes = state->req_nodes;
-	topo_eval->first_pass = state->first_pass;
-	topo_eval->gres_per_job = state->gres_per_job;
+	topo_eval->avail_cpus = saved->avail_cpus;
+	topo_eval->min_nodes = saved->min_nodes;
+	topo_eval->max_nodes = saved->max_nodes;
+	topo_eval->req_nodes = saved->req_nodes;
+	topo_eval->first_pass = saved->first_pass;
+	topo_eval->gres_per_job = saved->gres_per_job;
 	if (topo_eval->avail_res_array)
-		for (int i = 0; (i = bit_ffs_from_bit(state->node_map, i)) >= 0; i++)
-			if (topo_eval->avail_res_array[i])
-				_restore_node(&state->nodes[i], topo_eval->avail_res_array[i]);
+		for (int i = 0; (i = bit_ffs_from_bit(saved->node_map, i)) >= 0; i++)
+			if (topo_eval->avail_res_array[i] && saved->nodes[i].saved)
+				_restore_node(&saved->nodes[i], topo_eval->avail_res_array[i]);
 }
 
-extern void ffg_eval_state_free(ffg_eval_state_t *state)
+extern void ffg_eval_state_free(ffg_eval_state_t *saved)
 {
-	if (!state)
-		return;
-	for (int i = 0; i < state->node_cnt; i++) {
-		xfree(state->nodes[i].cores_per_sock);
-		for (int k = 0; k < state->nodes[i].gres_cnt; k++)
-			xfree(state->nodes[i].gres[k].cnt_by_sock);
-		xfree(state->nodes[i].gres);
+	if (saved)
+		saved->in_use = false; /* its buffers stay for the next evaluation */
+}
+
+extern void ffg_eval_state_fini(void)
+{
+	for (int i = 0; i < state.node_slots; i++) {
+		saved_node_t *n = &state.nodes[i];
+		xfree(n->cores_per_sock);
+		for (int k = 0; k < n->gres_slots; k++)
+			xfree(n->gres[k].cnt_by_sock);
+		xfree(n->gres);
 	}
-	xfree(state->nodes);
-	FREE_NULL_BITMAP(state->node_map);
-	if (state->avail_core)
-		free_core_array(&state->avail_core);
-	xfree(state);
+	xfree(state.nodes);
+	for (int i = 0; i < state.core_slots; i++)
+		FREE_NULL_BITMAP(state.avail_core[i]);
+	xfree(state.avail_core);
+	FREE_NULL_BITMAP(state.node_map);
+	memset(&state, 0, sizeof(state));
 }

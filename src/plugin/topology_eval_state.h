@@ -12,10 +12,14 @@
 typedef struct ffg_eval_state ffg_eval_state_t;
 
 /* A copy of what the evaluator changes: node_map, avail_core, the topo_eval counters and,
- * per offered node, avail_res_array's counts and per-socket GRES counts. */
+ * per offered node, avail_res_array's counts and per-socket GRES counts. One at a time:
+ * NULL while the last one is not freed. */
 extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval);
 /* Puts the copy back into topo_eval (the same evaluation it was saved from). */
 extern void ffg_eval_state_restore(const ffg_eval_state_t *state, topology_eval_t *topo_eval);
+/* Done with the copy (its buffers are kept for the next save). */
 extern void ffg_eval_state_free(ffg_eval_state_t *state);
+/* Frees the kept buffers (plugin fini). */
+extern void ffg_eval_state_fini(void);
 
 #endif

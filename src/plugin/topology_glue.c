@@ -35,6 +35,7 @@
 
 #include "fabricfit_api.h"
 #include "placement_record.h"
+#include "topology_eval_state.h"
 #include "topology_glue.h"
 #include "snapshot_watch.h"
 #include "topology_glue_internal.h"
@@ -95,6 +96,7 @@ extern void ffg_fini(void)
 		ffg_record_stop();
 	ffg_free_engine();
 	ffg_wait_forget();
+	ffg_eval_state_fini();
 	xfree(conf_path);
 }
 
