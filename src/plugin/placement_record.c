@@ -48,8 +48,7 @@ typedef struct {
 } note_t;
 
 static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t note_cond = PTHREAD_COND_INITIALIZER; /* a note came, or stop */
-static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER; /* stop only */
+static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t writer;
 static bool running = false, stopping = false;
 /* Under note_lock: */
@@ -125,7 +124,7 @@ extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char
 		n->total_gpus = request->total_gpus;
 		n->pattern = xstrdup(request->pattern);
 	}
-	pthread_cond_signal(&note_cond);
+	/* No wake-up: the writer comes by itself (see _write_records). */
 	slurm_mutex_unlock(&note_lock);
 }
 
@@ -440,67 +439,78 @@ static void _drop(const note_t *batch, int count)
 	xfree(ids);
 }
 
+/* `ms` milliseconds after now, for pthread_cond_timedwait. */
+static struct timespec _after_ms(long ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (ms % 1000) * 1000 * 1000;
+	if (t.tv_nsec >= 1000 * 1000 * 1000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000 * 1000 * 1000;
+	}
+	return t;
+}
+
+/*
+ * Four rounds a second, woken by the clock and never by eval_nodes: a note is posted from
+ * inside a scheduling cycle, and a writer woken then queues on the job write lock and is
+ * handed it the instant the cycle unlocks. On a busy controller that wake-up preempts the
+ * scheduler thread before it stops its cycle timer, and sdiag's main cycle counted the
+ * writing of the records. Polled, the writer meets a cycle only by chance.
+ */
 static void *_write_records(void *arg)
 {
 	/* The locks eval_nodes runs under: its allocation is settled once we hold them. */
 	slurmctld_lock_t job_write = {.job = WRITE_LOCK, .node = READ_LOCK};
+	time_t last_recount = 0;
 
 	(void)arg;
 	slurm_mutex_lock(&note_lock);
 	while (!stopping) {
-		struct timespec until;
-		note_t *batch;
-		int count;
+		struct timespec until = _after_ms(250);
+		note_t *batch = NULL;
+		int count = 0;
+		time_t now;
 
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		if (!note_count)
-			pthread_cond_timedwait(&note_cond, &note_lock, &until);
+		pthread_cond_timedwait(&stop_cond, &note_lock, &until);
 		if (stopping)
-			continue;
-		if (!note_count) {
-			/* Once a second: forget the running jobs that ended, count new ones. */
-			slurm_mutex_unlock(&note_lock);
-			if (_any_running() || _scan_due())
-				_recount();
-			slurm_mutex_lock(&note_lock);
-			continue;
+			break;
+		if (note_count) {
+			batch = notes;
+			count = note_count;
+			notes = NULL;
+			note_count = note_slots = 0;
 		}
-		batch = notes;
-		count = note_count;
-		notes = NULL;
-		note_count = note_slots = 0;
 		slurm_mutex_unlock(&note_lock);
 
-		lock_slurmctld(job_write);
-		/*
-		 * Once a shutdown or reconfigure has begun, slurmctld unloads the accounting
-		 * plugin (a late end record would call into it) and may free the job list
-		 * without locks: the records still waiting are dropped, and said so.
-		 */
-		if (_shutting_down())
-			_drop(batch, count);
-		else
+		if (count) {
+			lock_slurmctld(job_write);
+			/*
+			 * Once a shutdown or reconfigure has begun, slurmctld unloads the
+			 * accounting plugin (a late end record would call into it) and may
+			 * free the job list without locks: the records still waiting are
+			 * dropped, and said so.
+			 */
+			if (_shutting_down())
+				_drop(batch, count);
+			else
+				for (int i = 0; i < count; i++)
+					_commit(&batch[i]);
+			unlock_slurmctld(job_write);
 			for (int i = 0; i < count; i++)
-				_commit(&batch[i]);
-		unlock_slurmctld(job_write);
-		/* A busy controller may never leave this thread idle for a second. */
-		if (_scan_due())
+				_free_note(&batch[i]);
+			xfree(batch);
+		}
+		/* Once a second: forget the running jobs that ended, count new ones. */
+		now = time(NULL);
+		if (now != last_recount && (_any_running() || _scan_due())) {
+			last_recount = now;
 			_recount();
-		for (int i = 0; i < count; i++)
-			_free_note(&batch[i]);
-		xfree(batch);
-
-		/* At most four rounds a second: the scheduler needs the locks more. */
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 250 * 1000 * 1000;
-		if (until.tv_nsec >= 1000 * 1000 * 1000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000 * 1000 * 1000;
 		}
 		slurm_mutex_lock(&note_lock);
-		if (!stopping)
-			pthread_cond_timedwait(&stop_cond, &note_lock, &until);
 	}
 	slurm_mutex_unlock(&note_lock);
 	return NULL;
@@ -528,7 +538,6 @@ extern void ffg_record_stop(void)
 	slurm_mutex_lock(&note_lock);
 	join = running;
 	stopping = true;
-	pthread_cond_broadcast(&note_cond);
 	pthread_cond_broadcast(&stop_cond);
 	slurm_mutex_unlock(&note_lock);
 	if (join)
