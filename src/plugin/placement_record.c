@@ -457,9 +457,9 @@ static struct timespec _after_ms(long ms)
 /*
  * Four rounds a second, woken by the clock and never by eval_nodes: a note is posted from
  * inside a scheduling cycle, and a writer woken then queues on the job write lock and is
- * handed it the instant the cycle unlocks. On a busy controller that wake-up preempts the
- * scheduler thread before it stops its cycle timer, and sdiag's main cycle counted the
- * writing of the records. Polled, the writer meets a cycle only by chance.
+ * handed it the instant the cycle unlocks, which can preempt the scheduler thread before it
+ * stops sdiag's cycle timer. Polled, the writer meets a cycle only by chance. (The lab
+ * window did not show sdiag's main cycle moving with this: docs/performance.md.)
  */
 static void *_write_records(void *arg)
 {
