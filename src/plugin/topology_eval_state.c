@@ -57,7 +57,10 @@ struct ffg_eval_state {
 
 static ffg_eval_state_t state;
 
-/* *buf holds at least `want` elements of `size` bytes (*slots: how many it holds). */
+/*
+ * *buf holds at least `want` elements of `size` bytes (*slots: how many it holds); grown
+ * entries are zeroed (xrealloc), so a new entry owns no buffer.
+ */
 static void _room(void **buf, int *slots, int want, size_t size)
 {
 	if (want <= *slots)
@@ -98,10 +101,7 @@ static void _save_node(saved_node_t *out, const avail_res_t *res)
 	out->gres_cnt = 0;
 	if (!res->sock_gres_list || !(cnt = list_count(res->sock_gres_list)))
 		return;
-	if (cnt > out->gres_slots) {
-		xrecalloc(out->gres, cnt, sizeof(*out->gres)); /* new entries own no buffer */
-		out->gres_slots = cnt;
-	}
+	_room((void **)&out->gres, &out->gres_slots, cnt, sizeof(*out->gres));
 	it = list_iterator_create(res->sock_gres_list);
 	while ((sg = list_next(it)) && k < cnt) {
 		saved_sock_gres_t *s = &out->gres[k++];
@@ -165,10 +165,8 @@ extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval)
 	_copy_bits(&state.node_map, topo_eval->node_map);
 	/* A core array has an entry per node in Slurm's table (copy_core_array). */
 	state.core_cnt = topo_eval->avail_core ? node_record_count : 0;
-	if (state.core_cnt > state.core_slots) {
-		xrecalloc(state.avail_core, state.core_cnt, sizeof(*state.avail_core));
-		state.core_slots = state.core_cnt;
-	}
+	_room((void **)&state.avail_core, &state.core_slots, state.core_cnt,
+	      sizeof(*state.avail_core));
 	for (int i = 0; i < state.core_cnt; i++)
 		_copy_bits(&state.avail_core[i], topo_eval->avail_core[i]);
 	state.avail_cpus = topo_eval->avail_cpus;
@@ -177,10 +175,7 @@ extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval)
 	state.req_nodes = topo_eval->req_nodes;
 	state.first_pass = topo_eval->first_pass;
 	state.gres_per_job = topo_eval->gres_per_job;
-	if (nodes > state.node_slots) {
-		xrecalloc(state.nodes, nodes, sizeof(*state.nodes)); /* new entries own nothing */
-		state.node_slots = nodes;
-	}
+	_room((void **)&state.nodes, &state.node_slots, nodes, sizeof(*state.nodes));
 	for (int i = 0; i < state.node_cnt; i++)
 		state.nodes[i].saved = false;
 	state.node_cnt = nodes;
