@@ -91,6 +91,12 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// The per_cent-th percentile of v (sorted here): the element at index size * per_cent / 100.
+double percentile(std::vector<double>& v, int per_cent) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, v.size() * static_cast<std::size_t>(per_cent) / 100)];
+}
+
 std::map<std::pair<std::string, int>, double>& p99_results() {
   static std::map<std::pair<std::string, int>, double> m;
   return m;
@@ -134,17 +140,13 @@ void decision_latency(benchmark::State& state) {
     cpu_us.push_back((c1 - c0) * 1e6);
     wall_us.push_back(std::chrono::duration<double>(t1 - t0).count() * 1e6);
   }
-  const auto pct = [](std::vector<double>& v, double p) {
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
-  };
-  state.counters["p50_us"] = pct(cpu_us, 0.50);
-  state.counters["p99_us"] = pct(cpu_us, 0.99);
-  state.counters["wall_p50_us"] = pct(wall_us, 0.50);
-  state.counters["wall_p99_us"] = pct(wall_us, 0.99);
+  state.counters["p50_us"] = percentile(cpu_us, 50);
+  state.counters["p99_us"] = percentile(cpu_us, 99);
+  state.counters["wall_p50_us"] = percentile(wall_us, 50);
+  state.counters["wall_p99_us"] = percentile(wall_us, 99);
   state.counters["hosts"] = hosts;
-  p99_results()[{policy.name(), hosts}] = pct(cpu_us, 0.99);
-  p50_results()[{policy.name(), hosts}] = pct(cpu_us, 0.50);
+  p99_results()[{policy.name(), hosts}] = percentile(cpu_us, 99);
+  p50_results()[{policy.name(), hosts}] = percentile(cpu_us, 50);
 }
 
 BENCHMARK_TEMPLATE(decision_latency, FabricfitSelector)
@@ -206,10 +208,9 @@ void wait_advice_latency(benchmark::State& state) {
     state.SetIterationTime(c1 - c0);
     cpu_us.push_back((c1 - c0) * 1e6);
   }
-  std::sort(cpu_us.begin(), cpu_us.end());
-  const double p50 = cpu_us[cpu_us.size() / 2];
+  const double p50 = percentile(cpu_us, 50);
   state.counters["p50_us"] = p50;
-  state.counters["p99_us"] = cpu_us[std::min(cpu_us.size() - 1, cpu_us.size() * 99 / 100)];
+  state.counters["p99_us"] = percentile(cpu_us, 99);
   state.counters["hosts"] = hosts;
   wait_p50_results()[{to_string(routing), hosts}] = p50;
 }
@@ -240,8 +241,7 @@ void record_latency(benchmark::State& state) {
     state.SetIterationTime(c1 - c0);
     cpu_us.push_back((c1 - c0) * 1e6);
   }
-  std::sort(cpu_us.begin(), cpu_us.end());
-  const double p50 = cpu_us[cpu_us.size() / 2];
+  const double p50 = percentile(cpu_us, 50);
   state.counters["p50_us"] = p50;
   state.counters["hosts"] = hosts;
   record_p50_results()[hosts] = p50;
