@@ -232,6 +232,9 @@ trap 'exit 130' INT TERM
 # Slurm jobs (against the lab whose env lab_up loaded)
 # ---------------------------------------------------------------------------------------------
 
+# The Slurm release of the lab's commands, e.g. 25.11.7.
+slurm_release() { scontrol --version | awk '{ print $2 }'; }
+
 # job_field JOBID FIELD: one field of `scontrol show job -o` (empty if the job is unknown).
 job_field() {
   scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | awk -F= -v f="$2" '$1 == f { sub(/^[^=]*=/, ""); print; exit }'

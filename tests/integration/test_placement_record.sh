@@ -123,8 +123,8 @@ check "each leaf group with its hosts as a hostlist, free GPUs, uplinks and over
            grep -qE "^LeafGroup=[^ ]+ Hosts=gpu\[009-016\] FreeGpus=64/64 " "$1"' _ "$tmp/topo.txt"
 diag "$(cat "$tmp/topo.txt")"
 # A node list: positional in 24.11; from 25.05 the first word names a topology, nodes go as node=.
-case $(scontrol --version) in
-  "slurm 24."*) scontrol show topology gpu012 > "$tmp/topo-one.txt" 2>&1 ;;
+case $(slurm_release) in
+  24.*) scontrol show topology gpu012 > "$tmp/topo-one.txt" 2>&1 ;;
   *) scontrol show topology node=gpu012 > "$tmp/topo-one.txt" 2>&1 ;;
 esac
 check "with a node list, only that node's leaf group" \

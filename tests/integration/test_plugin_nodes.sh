@@ -18,7 +18,7 @@ if ! lab_up "$lab" --nodes 16 --leaves 2 --ctld-port "$port" --slurmd-port $((po
   done_testing
 fi
 ctld_log=$lab/log/slurmctld.log
-release=$(scontrol --version | awk '{ print $2 }')
+release=$(slurm_release)
 diag "Slurm $release"
 FABRICFIT=$(command -v fabricfit)
 

@@ -58,7 +58,7 @@ shape "-N 2-4 --gpus-per-node=8 --exclusive" fabricfit -N 2-4 --gpus-per-node=8 
 shape "-x the first leaf group" fabricfit -N 2 --gpus-per-node=8 -x 'gpu[001-008]'
 shape "--contiguous" "slurm reason=contiguous" -N 2 --gpus-per-node=8 --contiguous
 shape "--spread-job without GPUs" "slurm reason=no-gpus" -N 2-4 --spread-job
-release=$(scontrol --version | awk '{ print $2 }')
+release=$(slurm_release)
 if [[ $release == 24.11.* ]]; then
   # Slurm 24.11's own evaluator dies of SIGSEGV on --spread-job with GRES: refused instead.
   out=$(sbatch --parsable -o /dev/null -N 2-4 --gpus=8 --spread-job --wrap true 2>&1)
