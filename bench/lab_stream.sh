@@ -31,7 +31,10 @@
 # (`perf record -F 499 -g`, package linux-perf) into OUT/RUN/perf.txt: its samples, the kernel's
 # share, the topology plugin's own code (its .so, self) and the inclusive shares of the
 # topology evaluation and the two schedulers, which the
-# summary tabulates (docs/performance.md). Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
+# summary tabulates (docs/performance.md). PROBE=1 traces each main scheduling cycle
+# (bench/cycle_probe.bt, package bpftrace) into OUT/RUN/cycles.txt: its wall time split into
+# on-CPU, run-queue and blocked time, and its time in select_nodes and the topology
+# evaluation; bench/cycle_probe_summary.py compares the runs. Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
 # (and on interruption).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,6 +59,7 @@ rule=${RULE:-multi=ring,alltoall=0.5}
 degrade=groups=3,fraction=0.5,rate=4xEDR
 [ -x "$ff" ] || { echo "lab_stream: no fabricfit at $ff (FABRICFIT=...)" >&2; exit 1; }
 [ "${PERF:-0}" != 1 ] || command -v perf > /dev/null || { echo "lab_stream: PERF=1 needs perf (apt-get install linux-perf)" >&2; exit 1; }
+[ "${PROBE:-0}" != 1 ] || command -v bpftrace > /dev/null || { echo "lab_stream: PROBE=1 needs bpftrace (apt-get install bpftrace)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(realpath "$out")
 # shellcheck disable=SC1090
@@ -126,7 +130,7 @@ perf_summary() {
 }
 
 run_policy() {
-  local policy=${1%%.*} dir=$lab_prefix-${1%%.*} res=$out/$1 port t0 now i perf_pid=
+  local policy=${1%%.*} dir=$lab_prefix-${1%%.*} res=$out/$1 port t0 now i perf_pid= probe_pid=
   rm -rf "$res"; mkdir -p "$res/jobs" "$res/registry"
   chmod 0755 "$res" "$res/jobs"
   sed "s|@JOBCOMP@|$res/jobcomp.log|" "$out/extra.conf.in" > "$res/extra.conf"
@@ -149,6 +153,14 @@ run_policy() {
   if [ "${PERF:-0}" = 1 ]; then
     perf record -q -F 499 -g -p "$(cat "$dir/run/slurmctld.pid")" -o "$res/perf.data" > "$res/perf.log" 2>&1 &
     perf_pid=$!
+  fi
+  if [ "${PROBE:-0}" = 1 ]; then
+    [ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing || true
+    sed -e "s|@SLURMCTLD@|$SLURM_PREFIX/sbin/slurmctld|g" -e "s|@LIBSLURM@|$SLURM_PREFIX/lib/slurm/libslurmfull.so|g" \
+      "$top/bench/cycle_probe.bt" > "$res/cycle_probe.bt"
+    bpftrace "$res/cycle_probe.bt" "$(cat "$dir/run/slurmctld.pid")" > "$res/cycles.txt" 2> "$res/cycle_probe.log" &
+    probe_pid=$!
+    sleep 5 # attaching the uprobes takes a moment; the stream must not start before
   fi
   t0=$(date +%s.%N)
   echo "$t0" > "$res/t0"
@@ -183,6 +195,10 @@ run_policy() {
     kill -INT "$perf_pid" 2> /dev/null || true
     wait "$perf_pid" 2> /dev/null || true
     perf_summary "$res/perf.data" > "$res/perf.txt" || log "$1: no perf summary (perf report failed)"
+  fi
+  if [ -n "$probe_pid" ]; then
+    kill -INT "$probe_pid" 2> /dev/null || true
+    wait "$probe_pid" 2> /dev/null || true
   fi
   squeue -h -o '%A %T %R' > "$res/left.txt" || true
   grep -c 'placement=fabricfit' "$dir/log/slurmctld.log" > "$res/placed_by_fabricfit" || true
