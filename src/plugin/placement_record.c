@@ -39,12 +39,19 @@
 
 typedef struct {
 	uint32_t job_id, array_job_id, array_task_id;
-	char *nodes, *candidates, *record, *extra;
+	bitstr_t *chosen, *candidates;
+	char *record; /* NULL until _settle made it */
+	char *extra;
 	/* fabricfit's placement, in hosts of the engine of generation `generation` */
 	unsigned generation;
 	int *hosts;
 	unsigned nhosts, gpus_per_node, total_gpus;
 	char *pattern;
+	/* What the record is made from: the free and total GPUs per fabric host before the
+	 * job (fabricfit placed it), or the reason Slurm placed it (reason set). */
+	int *free_gpus, *total_gpus_of;
+	unsigned host_count;
+	char *reason;
 } note_t;
 
 static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -57,9 +64,12 @@ static int note_count = 0, note_slots = 0;
 
 static void _free_note(note_t *n)
 {
-	xfree(n->nodes);
-	xfree(n->candidates);
+	FREE_NULL_BITMAP(n->chosen);
+	FREE_NULL_BITMAP(n->candidates);
 	xfree(n->record);
+	xfree(n->free_gpus);
+	xfree(n->total_gpus_of);
+	xfree(n->reason);
 	xfree(n->extra);
 	xfree(n->hosts);
 	xfree(n->pattern);
@@ -74,9 +84,18 @@ static bool _same_job(const note_t *n, job_record_t *job_ptr)
 	return n->array_task_id == NO_VAL && n->job_id == job_ptr->job_id;
 }
 
-extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char *candidates,
-			    const char *record, const char *extra, const int *hosts,
-			    unsigned nhosts, const ff_request_t *request)
+static int *_copy_ints(const int *from, unsigned count)
+{
+	int *to;
+
+	if (!from || !count)
+		return NULL;
+	to = xcalloc(count, sizeof(int));
+	memcpy(to, from, count * sizeof(int));
+	return to;
+}
+
+extern void ffg_record_note(job_record_t *job_ptr, ffg_decision_t *d)
 {
 	note_t *n = NULL;
 
@@ -111,20 +130,68 @@ extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char
 	n->job_id = job_ptr->job_id;
 	n->array_job_id = job_ptr->array_job_id;
 	n->array_task_id = job_ptr->array_task_id;
-	n->nodes = xstrdup(nodes);
-	n->candidates = xstrdup(candidates);
-	n->record = xstrdup(record);
-	n->extra = xstrdup(extra);
-	if (hosts && nhosts && request) {
+	n->chosen = d->chosen;
+	n->candidates = d->candidates;
+	d->chosen = d->candidates = NULL;
+	n->extra = xstrdup(d->extra);
+	if (d->request && d->hosts && d->nhosts) {
 		n->generation = engine_generation;
-		n->hosts = xcalloc(nhosts, sizeof(int));
-		memcpy(n->hosts, hosts, nhosts * sizeof(int));
-		n->nhosts = nhosts;
-		n->gpus_per_node = request->gpus_per_node;
-		n->total_gpus = request->total_gpus;
-		n->pattern = xstrdup(request->pattern);
+		n->hosts = _copy_ints(d->hosts, d->nhosts);
+		n->nhosts = d->nhosts;
+		n->gpus_per_node = d->request->gpus_per_node;
+		n->total_gpus = d->request->total_gpus;
+		n->pattern = xstrdup(d->request->pattern);
+		n->free_gpus = _copy_ints(d->free_gpus, d->host_count);
+		n->total_gpus_of = _copy_ints(d->total_gpus, d->host_count);
+		n->host_count = d->host_count;
+	} else {
+		n->pattern = xstrdup(d->pattern);
+		n->reason = xstrdup(d->reason && d->reason[0] ? d->reason : "unknown");
 	}
 	/* No wake-up: the writer comes by itself (see _write_records). */
+	slurm_mutex_unlock(&note_lock);
+}
+
+/*
+ * The note's placement record, made once (engine_lock held, for reading at least). The
+ * engine is the one the decision was made with: one that replaces it settles the notes
+ * first (ffg_record_settle).
+ */
+static void _settle(note_t *n)
+{
+	char record[4096] = "", err[512] = "";
+	const char *reason = n->reason;
+
+	if (n->record)
+		return;
+	if (!reason) {
+		ff_request_t req = {.gpus_per_node = n->gpus_per_node,
+				    .total_gpus = n->total_gpus,
+				    .pattern = n->pattern};
+		if (!engine || engine_generation != n->generation)
+			reason = "the fabric snapshot changed before the record was made";
+		else if (ff_engine_job_record(engine, &req, n->hosts, n->nhosts, n->free_gpus,
+					      n->total_gpus_of, record, sizeof(record), err,
+					      sizeof(err)) == FF_OK) {
+			n->record = xstrdup(record);
+			return;
+		} else
+			reason = err[0] ? err : "no record";
+		/* Not fabricfit's placement after all: not a running split job either. */
+		n->nhosts = 0;
+	}
+	if (ff_engine_record(NULL, NULL, NULL, 0, NULL, NULL, n->pattern, reason, record,
+			     sizeof(record), err, sizeof(err)) == FF_OK)
+		n->record = xstrdup(record);
+	else
+		error("fabricfit: no placement record for JobId=%u: %s", n->job_id, err);
+}
+
+extern void ffg_record_settle(void)
+{
+	slurm_mutex_lock(&note_lock);
+	for (int i = 0; i < note_count; i++)
+		_settle(&notes[i]);
 	slurm_mutex_unlock(&note_lock);
 }
 
@@ -148,6 +215,14 @@ static void _add_running(note_t *n, job_record_t *job_ptr)
 	pthread_rwlock_unlock(&engine_lock);
 }
 
+/* The names of a node bitmap of this node table ("(node table changed)" otherwise). */
+static char *_names(bitstr_t *nodes)
+{
+	if (!nodes || bit_size(nodes) != node_record_count)
+		return xstrdup("(node table changed)");
+	return bitmap2node_name(nodes);
+}
+
 /* Writes a decision if its job runs on the nodes it chose (job write lock held). */
 static void _commit(note_t *n)
 {
@@ -155,19 +230,30 @@ static void _commit(note_t *n)
 				    ? find_job_array_rec(n->array_job_id, n->array_task_id)
 				    : find_job_record(n->job_id);
 	size_t len;
-	char *merged;
+	char *merged, *candidates;
 	const char *body = n->record;
 
-	if (!job_ptr || IS_JOB_PENDING(job_ptr) || xstrcmp(job_ptr->nodes, n->nodes)) {
-		debug("fabricfit: Placement: JobId=%u: the decision for %s was not the allocation",
-		      n->job_id, n->nodes);
+	if (!body)
+		return; /* no record could be made (logged) */
+	if (!job_ptr || IS_JOB_PENDING(job_ptr) || !job_ptr->node_bitmap ||
+	    bit_size(job_ptr->node_bitmap) != bit_size(n->chosen) ||
+	    !bit_equal(job_ptr->node_bitmap, n->chosen)) {
+		if (get_log_level() >= LOG_LEVEL_DEBUG) {
+			char *chosen = _names(n->chosen);
+			debug("fabricfit: Placement: JobId=%u: the decision for %s was not the "
+			      "allocation",
+			      n->job_id, chosen);
+			xfree(chosen);
+		}
 		return;
 	}
 	if (!strncmp(body, "fabricfit ", 10))
 		body += 10;
 	_add_running(n, job_ptr);
-	info("fabricfit: eval_nodes %pJ candidates=%s chosen=%s rc=0 %s%s", job_ptr, n->candidates,
-	     n->nodes, body, n->extra);
+	candidates = _names(n->candidates);
+	info("fabricfit: eval_nodes %pJ candidates=%s chosen=%s rc=0 %s%s", job_ptr, candidates,
+	     job_ptr->nodes, body, n->extra);
+	xfree(candidates);
 	len = strlen(n->record) + (job_ptr->admin_comment ? strlen(job_ptr->admin_comment) : 0) + 3;
 	merged = xmalloc(len);
 	if (ff_admin_comment_merge(job_ptr->admin_comment, n->record, merged, len) == FF_OK) {
@@ -478,13 +564,24 @@ static void *_write_records(void *arg)
 		pthread_cond_timedwait(&stop_cond, &note_lock, &until);
 		if (stopping)
 			break;
-		if (note_count) {
+		count = note_count;
+		slurm_mutex_unlock(&note_lock);
+		if (count) {
+			/*
+			 * The engine before the notes: one that replaces it settles the notes
+			 * still waiting first, so those taken here were made with this one.
+			 */
+			pthread_rwlock_rdlock(&engine_lock);
+			slurm_mutex_lock(&note_lock);
 			batch = notes;
 			count = note_count;
 			notes = NULL;
 			note_count = note_slots = 0;
+			slurm_mutex_unlock(&note_lock);
+			for (int i = 0; i < count; i++)
+				_settle(&batch[i]);
+			pthread_rwlock_unlock(&engine_lock);
 		}
-		slurm_mutex_unlock(&note_lock);
 
 		if (count) {
 			lock_slurmctld(job_write);

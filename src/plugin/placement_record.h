@@ -17,21 +17,40 @@
 #include "fabricfit_api.h"
 
 /*
- * Called by eval_nodes (job write lock held): `record` is the placement record
- * ("fabricfit placement=..."), `nodes` the job's nodes after this evaluation (a Slurm
- * hostlist), `candidates` the nodes it was offered, `extra` words for the log line ("" for
- * none). `hosts` (`nhosts` fabric hosts of the current engine, NULL for none) and
- * `request` (NULL for none) describe fabricfit's placement: once it is the allocation, the
- * job counts among the running split jobs the locality wait prices beside
- * (ff_engine_running_add) until it ends. A later note for the same job replaces this one.
- * The same thread also counts, every few seconds and at once for a new engine (a restart,
- * a reconfigure, a new snapshot), the running multi-host jobs the engine has not seen:
- * those Slurm placed on fallback and those placed before the engine was loaded.
+ * What an evaluation that may allocate the job decided, for its note. The record itself
+ * (fabricfit's score and fragmentation change: tens of microseconds) and the node names
+ * are made by the writer thread, outside the scheduling cycle, from these facts.
+ */
+typedef struct {
+	bitstr_t *chosen;     /* the job's nodes after this evaluation: taken over */
+	bitstr_t *candidates; /* the nodes it was offered: taken over */
+	const char *extra;    /* words for the log line ("" for none) */
+	/* fabricfit placed the job: */
+	const ff_request_t *request; /* NULL: Slurm placed it, for `reason` */
+	const int *hosts;	     /* its fabric hosts in the current engine */
+	unsigned nhosts;
+	const int *free_gpus, *total_gpus; /* per fabric host, before the job */
+	unsigned host_count;
+	/* Slurm placed the job: */
+	const char *pattern, *reason;
+} ffg_decision_t;
+
+/*
+ * Called by eval_nodes (job write lock held). Once the decision is the allocation, the
+ * record goes into the job's AdminComment and fabricfit's placement joins the running
+ * split jobs the locality wait prices beside (ff_engine_running_add) until it ends. A later
+ * note for the same job replaces this one. The same thread also counts, every few seconds
+ * and at once for a new engine (a restart, a reconfigure, a new snapshot), the running
+ * multi-host jobs the engine has not seen: those Slurm placed on fallback and those placed
+ * before the engine was loaded.
  */
 #pragma GCC visibility push(hidden)
-extern void ffg_record_note(job_record_t *job_ptr, const char *nodes, const char *candidates,
-			    const char *record, const char *extra, const int *hosts,
-			    unsigned nhosts, const ff_request_t *request);
+extern void ffg_record_note(job_record_t *job_ptr, ffg_decision_t *decision);
+/*
+ * Makes the records of the notes still waiting with the engine in place now: called (with
+ * engine_lock held for writing) before that engine is replaced or freed.
+ */
+extern void ffg_record_settle(void);
 /* topology_eval.c: the job's --comm-pattern as the SPANK plugin recorded it, or NULL; */
 extern const char *ffg_job_pattern(job_record_t *job_ptr);
 /* and what it asks for on a node count (ff_job_request decides what fabricfit places). */

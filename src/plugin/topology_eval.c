@@ -259,15 +259,15 @@ static void _log_decision(topology_eval_t *topo_eval, bitstr_t *candidates, cons
 
 /*
  * The placement record of an evaluation that may allocate the job (not a submit test or
- * a backfill trial), in admin units: placement_record.c writes it, with the controller's
- * info line, once slurmctld has settled whether this evaluation made the allocation.
+ * a backfill trial), in admin units: placement_record.c makes and writes it, with the
+ * controller's info line, outside the cycle, once slurmctld has settled whether this
+ * evaluation made the allocation. Takes over *candidates.
  */
-static void _note_allocation(topology_eval_t *topo_eval, bitstr_t *candidates,
+static void _note_allocation(topology_eval_t *topo_eval, bitstr_t **candidates,
 			     const ff_request_t *request, bool placed, const char *pattern,
 			     const char *reason, const char *extra)
 {
-	char record[4096] = "", err[512] = "";
-	char *cand, *chosen;
+	ffg_decision_t decision = {.extra = extra, .pattern = pattern, .reason = reason};
 	unsigned n = 0;
 	int *got = NULL;
 
@@ -283,25 +283,20 @@ static void _note_allocation(topology_eval_t *topo_eval, bitstr_t *candidates,
 			if (host >= 0 && host < hosts && n < (unsigned)hosts)
 				got[n++] = host;
 		}
-		if (ff_engine_job_record(engine, request, got, n, host_free, host_total, record,
-					 sizeof(record), err, sizeof(err)) != FF_OK) {
-			placed = false;
-			reason = err;
-		}
+		decision.request = request;
+		decision.hosts = got;
+		decision.nhosts = n;
+		decision.free_gpus = host_free;
+		decision.total_gpus = host_total;
+		decision.host_count = hosts;
 	}
-	if (!placed && ff_engine_record(engine, NULL, NULL, 0, NULL, NULL, pattern, reason, record,
-					sizeof(record), err, sizeof(err)) != FF_OK) {
-		error("fabricfit: no placement record for %pJ: %s", topo_eval->job_ptr, err);
-		xfree(got);
-		return;
-	}
-	cand = bitmap2node_name(candidates);
-	chosen = bitmap2node_name(topo_eval->node_map);
-	ffg_record_note(topo_eval->job_ptr, chosen, cand, record, extra, placed ? got : NULL, n,
-			request);
+	decision.chosen = bit_copy(topo_eval->node_map);
+	decision.candidates = *candidates;
+	*candidates = NULL;
+	ffg_record_note(topo_eval->job_ptr, &decision);
+	FREE_NULL_BITMAP(decision.chosen); /* when no note took them */
+	FREE_NULL_BITMAP(decision.candidates);
 	xfree(got);
-	xfree(cand);
-	xfree(chosen);
 }
 
 /*
@@ -373,10 +368,11 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 		ffg_wait_end(topo_eval, saved ? &request : NULL, test_only, switches,
 			     sizeof(switches));
 		strncat(note, switches, sizeof(note) - strlen(note) - 1);
-		_note_allocation(topo_eval, candidates, &request, !reason[0], pattern, reason,
-				 switches);
 	}
 	_log_decision(topo_eval, candidates, pattern, rc, note);
+	if (rc == SLURM_SUCCESS)
+		_note_allocation(topo_eval, &candidates, &request, !reason[0], pattern, reason,
+				 switches);
 	FREE_NULL_BITMAP(candidates);
 	ffg_eval_state_free(saved);
 	return rc;

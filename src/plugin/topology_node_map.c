@@ -29,6 +29,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "fabricfit_api.h"
+#include "placement_record.h"
 #include "snapshot_watch.h"
 #include "topology_glue_internal.h"
 
@@ -230,6 +231,7 @@ static void _adopt(ff_engine_t *fresh, const char *status)
 		return;
 	/* scontrol show topology may be reading the old one (under a node read lock only). */
 	pthread_rwlock_wrlock(&engine_lock);
+	ffg_record_settle(); /* records of decisions made with the old engine */
 	ff_engine_free(engine);
 	engine = fresh;
 	if (!++engine_generation)
@@ -289,6 +291,8 @@ extern void ffg_free_engine(void)
 	if (running_in_slurmctld())
 		ffg_snapshot_watch_stop();
 	pthread_rwlock_wrlock(&engine_lock);
+	if (running_in_slurmctld())
+		ffg_record_settle();
 	ff_engine_free(engine);
 	engine = NULL;
 	pthread_rwlock_unlock(&engine_lock);
