@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <vector>
 
 #include "capi/fabricfit_api.h"
@@ -42,7 +43,9 @@ struct ff_engine {
   // different job mixes). frag_for() leaves the engine alone, as callers that only read it
   // (fragmentation for backfill, records) may run beside a placement: it returns the
   // engine's model when it fits, else one built in `scratch` (no copy on backfill's path).
-  // fit_frag() keeps the placement's model, rebuilt only when the largest host changes.
+  // fit_frag() keeps the placement's model, rebuilt only when the largest host changes;
+  // callers that may run beside a placement (the record thread) hold frag_lock shared
+  // while they use the model, so that it is not replaced under them.
   [[nodiscard]] const fabricfit::FragModel& frag_for(const fabricfit::GpuState& state,
                                                      std::optional<fabricfit::FragModel>& scratch) const {
     const int g = std::clamp(state.max_gpus_per_host(), 1, kMaxGpusPerHost);
@@ -51,12 +54,16 @@ struct ff_engine {
   }
   void fit_frag(const fabricfit::GpuState& state) {
     std::optional<fabricfit::FragModel> fitted;
-    if (&frag_for(state, fitted) != &frag) frag = std::move(*fitted);
+    if (&frag_for(state, fitted) != &frag) {
+      const std::unique_lock replacing(frag_lock);
+      frag = std::move(*fitted);
+    }
   }
 
   fabricfit::Snapshot snapshot;
   fabricfit::LocalityIndex index;
   fabricfit::FragModel frag;  // see fit_frag
+  mutable std::shared_mutex frag_lock;
   fabricfit::FabricfitSelector selector;
   std::vector<int> rank;
   fabricfit::GpuState gpus;  // reused across decisions

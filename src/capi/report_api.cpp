@@ -3,6 +3,7 @@
 // (placement/fabric_status.hpp), over the engine's loaded snapshot.
 #include <algorithm>
 #include <ctime>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,8 @@ int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpu
     if (free_gpus != nullptr && total_gpus != nullptr) {
       const auto state = gpu_state(engine, free_gpus, total_gpus);
       std::optional<fabricfit::FragModel> scratch;
+      // The plugin makes records in its writer thread, beside placements (fit_frag).
+      const std::shared_lock reading(engine->frag_lock);
       text = fabricfit::placement_record(engine->index, &engine->frag_for(state, scratch), &state, h, g, p,
                                          reason);
     } else {
