@@ -146,7 +146,9 @@ extern void ffg_record_note(job_record_t *job_ptr, ffg_decision_t *d)
 		n->host_count = d->host_count;
 	} else {
 		n->pattern = xstrdup(d->pattern);
-		n->reason = xstrdup(d->reason && d->reason[0] ? d->reason : "unknown");
+		n->reason = xstrdup(d->reason && d->reason[0] ? d->reason
+				    : d->request	      ? "a record needs hosts"
+							      : "unknown");
 	}
 	/* No wake-up: the writer comes by itself (see _write_records). */
 	slurm_mutex_unlock(&note_lock);
@@ -168,6 +170,7 @@ static void _settle(note_t *n)
 		ff_request_t req = {.gpus_per_node = n->gpus_per_node,
 				    .total_gpus = n->total_gpus,
 				    .pattern = n->pattern};
+		/* Not expected: a new engine settles the notes made with the old one first. */
 		if (!engine || engine_generation != n->generation)
 			reason = "the fabric snapshot changed before the record was made";
 		else if (ff_engine_job_record(engine, &req, n->hosts, n->nhosts, n->free_gpus,
@@ -233,10 +236,7 @@ static void _commit(note_t *n)
 	char *merged, *candidates;
 	const char *body = n->record;
 
-	if (!body)
-		return; /* no record could be made (logged) */
 	if (!job_ptr || IS_JOB_PENDING(job_ptr) || !job_ptr->node_bitmap ||
-	    bit_size(job_ptr->node_bitmap) != bit_size(n->chosen) ||
 	    !bit_equal(job_ptr->node_bitmap, n->chosen)) {
 		if (get_log_level() >= LOG_LEVEL_DEBUG) {
 			char *chosen = _names(n->chosen);
@@ -247,6 +247,8 @@ static void _commit(note_t *n)
 		}
 		return;
 	}
+	if (!body)
+		return; /* no record could be made (logged) */
 	if (!strncmp(body, "fabricfit ", 10))
 		body += 10;
 	_add_running(n, job_ptr);
