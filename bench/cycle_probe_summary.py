@@ -13,14 +13,16 @@ import statistics
 import sys
 
 FIELDS = ["end_ns", "wall", "lock", "oncpu", "runq", "blocked", "blk_n",
-          "sel_n", "sel_us", "eval_n", "eval_us"]
+          "sel_n", "sel_us", "eval_n", "eval_us", "tail"]
 
 
 def read(path):
     cycles, stacks, stack, text = [], [], None, open(path).read()
     for line in text.splitlines():
         if line.startswith("cycle "):
-            cycles.append(dict(zip(FIELDS, map(int, line.split()[1:]))))
+            values = list(map(int, line.split()[1:]))
+            # Traces from before the probe timed the tail after the unlock have no tail.
+            cycles.append(dict(zip(FIELDS, values + [0] * (len(FIELDS) - len(values)))))
     # @blocked_by[\n  frame\n  frame\n]: ns
     for m in re.finditer(r"@blocked_by\[(.*?)\]: (\d+)", text, re.S):
         frames = [f.strip() for f in m.group(1).strip().splitlines() if f.strip()]
@@ -32,12 +34,23 @@ def read(path):
     return cycles, stacks
 
 
+def sdiag_main(path):
+    """sdiag's main-scheduler cycle count and mean (the first section of its output)."""
+    try:
+        text = open(path).read()
+    except OSError:
+        return None, None
+    count = re.search(r"Total cycles:\s+(\d+)", text)
+    mean = re.search(r"Mean cycle:\s+(\d+)", text)
+    return (int(count.group(1)) if count else None), (int(mean.group(1)) if mean else None)
+
+
 def main():
     out, runs = sys.argv[1], sys.argv[2:]
-    print("| run | cycles | wall (us) | on CPU | run queue | blocked (times) | "
+    print("| run | sdiag cycles, mean (us) | cycles | wall (us) | on CPU | run queue | blocked (times) | "
           "select_nodes calls | select_nodes (us) | evaluations | evaluation (us) | "
-          "lock wait before the timer (us) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "lock wait before the timer (us) | unlock to sdiag's END_TIMER2 (us) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     blocked, split = {}, []
     for run in runs:
         try:
@@ -48,9 +61,10 @@ def main():
         if not counted:
             continue
         mean = {k: statistics.mean(c[k] for c in counted) for k in FIELDS[1:]}
-        print(f"| {run} | {len(counted)} | {mean['wall']:.0f} | {mean['oncpu']:.0f} | "
+        sd_count, sd_mean = sdiag_main(f"{out}/{run}/sdiag.txt")
+        print(f"| {run} | {sd_count}, {sd_mean} | {len(counted)} | {mean['wall']:.0f} | {mean['oncpu']:.0f} | "
               f"{mean['runq']:.0f} | {mean['blocked']:.0f} ({mean['blk_n']:.2f}) | {mean['sel_n']:.1f} | {mean['sel_us']:.0f} | "
-              f"{mean['eval_n']:.1f} | {mean['eval_us']:.0f} | {mean['lock']:.0f} |")
+              f"{mean['eval_n']:.1f} | {mean['eval_us']:.0f} | {mean['lock']:.0f} | {mean['tail']:.0f} |")
         blocked[run] = (stacks, len(counted))
         for name, part in (("no job looked at", [c for c in counted if not c["sel_n"]]),
                            ("jobs looked at", [c for c in counted if c["sel_n"]])):

@@ -130,7 +130,7 @@ perf_summary() {
 }
 
 run_policy() {
-  local policy=${1%%.*} dir=$lab_prefix-${1%%.*} res=$out/$1 port t0 now i perf_pid= probe_pid=
+  local policy=${1%%.*} dir=$lab_prefix-${1%%.*} res=$out/$1 port t0 now i perf_pid='' probe_pid=''
   rm -rf "$res"; mkdir -p "$res/jobs" "$res/registry"
   chmod 0755 "$res" "$res/jobs"
   sed "s|@JOBCOMP@|$res/jobcomp.log|" "$out/extra.conf.in" > "$res/extra.conf"
