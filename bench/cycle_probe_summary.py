@@ -57,17 +57,16 @@ def main():
             cycles, stacks = read(f"{out}/{run}/cycles.txt")
         except OSError:
             continue
-        counted = cycles  # the probe prints only the cycles sdiag counts
-        if not counted:
+        if not cycles:  # the probe prints only the cycles sdiag counts
             continue
-        mean = {k: statistics.mean(c[k] for c in counted) for k in FIELDS[1:]}
+        mean = {k: statistics.mean(c[k] for c in cycles) for k in FIELDS[1:]}
         sd_count, sd_mean = sdiag_main(f"{out}/{run}/sdiag.txt")
-        print(f"| {run} | {sd_count}, {sd_mean} | {len(counted)} | {mean['wall']:.0f} | {mean['oncpu']:.0f} | "
+        print(f"| {run} | {sd_count}, {sd_mean} | {len(cycles)} | {mean['wall']:.0f} | {mean['oncpu']:.0f} | "
               f"{mean['runq']:.0f} | {mean['blocked']:.0f} ({mean['blk_n']:.2f}) | {mean['sel_n']:.1f} | {mean['sel_us']:.0f} | "
               f"{mean['eval_n']:.1f} | {mean['eval_us']:.0f} | {mean['lock']:.0f} | {mean['tail']:.0f} |")
-        blocked[run] = (stacks, len(counted))
-        for name, part in (("no job looked at", [c for c in counted if not c["sel_n"]]),
-                           ("jobs looked at", [c for c in counted if c["sel_n"]])):
+        blocked[run] = (stacks, len(cycles))
+        for name, part in (("no job looked at", [c for c in cycles if not c["sel_n"]]),
+                           ("jobs looked at", [c for c in cycles if c["sel_n"]])):
             if part:
                 split.append((run, name, len(part), statistics.mean(c["wall"] for c in part),
                               statistics.median(c["wall"] for c in part),

@@ -291,8 +291,7 @@ extern void ffg_free_engine(void)
 	if (running_in_slurmctld())
 		ffg_snapshot_watch_stop();
 	pthread_rwlock_wrlock(&engine_lock);
-	if (running_in_slurmctld())
-		ffg_record_settle();
+	ffg_record_settle(); /* nothing waits outside slurmctld */
 	ff_engine_free(engine);
 	engine = NULL;
 	pthread_rwlock_unlock(&engine_lock);
