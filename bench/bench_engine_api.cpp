@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What topology/fabricfit's evaluation asks of the engine, through the C API as the plugin
+// calls it (src/plugin/topology_eval.c): ff_job_request, ff_effective_pattern and
+// ff_engine_place, on the lab stream's fabric (64 hosts: 8 leaf groups of 8, 2 spines,
+// 2:1 uplinks) about 70 % busy. "hot" runs the calls back to back; "cold" first writes a
+// buffer larger than the last-level cache, as slurmctld does between two evaluations;
+// "cold:2" then warms the code with the same calls on another engine (data cold, code warm)
+// (docs/performance.md: the same calls cost 3-4x more inside slurmctld than back to back).
+// Times are by the thread CPU clock, the eviction left out; p50 and p99 per evaluation.
+#include <benchmark/benchmark.h>
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "capi/fabricfit_api.h"
+#include "topology/clos_generator.hpp"
+#include "topology/fabric_builder.hpp"
+#include "topology/ibnetdiscover_reader.hpp"
+#include "topology/snapshot.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double thread_cpu_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3;
+}
+
+double percentile(std::vector<double> v, int per_cent) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, v.size() * static_cast<std::size_t>(per_cent) / 100)];
+}
+
+// A job as slurmctld hands it over: its TRES strings and node counts.
+struct Job {
+  std::string tres_per_node;
+  unsigned nodes;
+  const char* pattern;  // the SPANK option, or nullptr
+};
+
+struct LabEngine {
+  LabEngine() {
+    const fs::path dir = fs::temp_directory_path() / ("ff-bench-api-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path snap = dir / "fabric.snap";
+    fabricfit::ClosSpec spec;
+    spec.leaves = 8;
+    spec.hosts_per_leaf = 8;
+    spec.spines = 2;
+    spec.uplinks = 4;
+    const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
+    fabricfit::save_snapshot(snap, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
+                             fabricfit::SnapshotInfo{});
+    char err[512] = "";
+    if (ff_engine_load(snap.c_str(), &engine, err, sizeof err) != FF_OK) throw std::runtime_error(err);
+    fs::remove_all(dir);
+    hosts = ff_engine_host_count(engine);
+    total.assign(hosts, 8);
+    free.assign(hosts, 8);
+    allowed.assign(hosts, 0);
+    chosen.assign(hosts, -1);
+    // About 70 % busy: a third of the hosts whole-busy, a third partly used; Slurm offers
+    // the hosts with a free GPU.
+    std::mt19937 rng(11);
+    for (int h = 0; h < hosts; ++h) {
+      const int r = static_cast<int>(rng() % 3);
+      free[h] = r == 0 ? 0 : r == 1 ? static_cast<int>(rng() % 8) : 8;
+      allowed[h] = free[h] > 0 ? 1 : 0;
+    }
+  }
+  ~LabEngine() { ff_engine_free(engine); }
+  LabEngine(const LabEngine&) = delete;
+  LabEngine& operator=(const LabEngine&) = delete;
+
+  ff_engine_t* engine = nullptr;
+  int hosts = 0;
+  std::vector<int> total, free, chosen;
+  std::vector<unsigned char> allowed;
+};
+
+// The lab stream's jobs: mostly one host of 1-8 GPUs, a fifth 2-4 whole hosts.
+std::vector<Job> jobs() {
+  return {{"gres/gpu:1", 1, nullptr}, {"gres/gpu:8", 2, "ring"},     {"gres/gpu:2", 1, nullptr},
+          {"gres/gpu:4", 1, nullptr}, {"gres/gpu:8", 4, "alltoall"}, {"gres/gpu:1", 1, nullptr},
+          {"gres/gpu:8", 1, nullptr}, {"gres/gpu:2", 1, nullptr},    {"gres/gpu:8", 3, "ring"},
+          {"gres/gpu:4", 1, nullptr}};
+}
+
+// Writes 64 MiB: past any last-level cache of the machines this runs on.
+void evict() {
+  static std::vector<std::uint64_t> junk(8u << 20);
+  static std::uint64_t round = 0;
+  ++round;
+  for (auto& x : junk) x += round;
+  benchmark::DoNotOptimize(junk.data());
+}
+
+void evaluation(benchmark::State& state) {
+  static LabEngine lab, other;
+  const bool cold = state.range(0) != 0;
+  const bool code_warm = state.range(0) == 2;
+  const auto mix = jobs();
+  ff_settings_t settings{};
+  std::snprintf(settings.default_pattern, sizeof settings.default_pattern, "ring");
+  std::vector<double> us;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const Job& job = mix[next++ % mix.size()];
+    if (cold) evict();
+    if (code_warm) {
+      // The same calls on another engine: the code is warm again, this engine's data not.
+      ff_job_facts_t f{};
+      f.tres_per_node = job.tres_per_node.c_str();
+      f.min_nodes = f.max_nodes = f.req_nodes = job.nodes;
+      ff_request_t r{};
+      char e[512], sum[512], pat[FF_PATTERN_MAX];
+      unsigned m = 0;
+      ff_job_request(&f, &r, e, sizeof e);
+      ff_effective_pattern(job.pattern, r.max_nodes, &settings, pat, sizeof pat, e, sizeof e);
+      r.pattern = pat;
+      ff_engine_place(other.engine, &r, other.allowed.data(), other.free.data(), other.total.data(),
+                      other.chosen.data(), &m, sum, sizeof sum, e, sizeof e);
+    }
+    const double t0 = thread_cpu_us();
+    ff_job_facts_t facts{};
+    facts.tres_per_node = job.tres_per_node.c_str();
+    facts.min_nodes = facts.max_nodes = facts.req_nodes = job.nodes;
+    ff_request_t request{};
+    char err[512], summary[512], pattern[FF_PATTERN_MAX];
+    err[0] = summary[0] = '\0';
+    if (ff_job_request(&facts, &request, err, sizeof err) != FF_OK) state.SkipWithError(err);
+    if (ff_effective_pattern(job.pattern, request.max_nodes, &settings, pattern, sizeof pattern, err,
+                             sizeof err) != FF_OK)
+      state.SkipWithError(err);
+    request.pattern = pattern;
+    unsigned n = 0;
+    const int rc =
+        ff_engine_place(lab.engine, &request, lab.allowed.data(), lab.free.data(), lab.total.data(),
+                        lab.chosen.data(), &n, summary, sizeof summary, err, sizeof err);
+    const double t1 = thread_cpu_us();
+    if (rc != FF_OK && rc != FF_ENOFIT) state.SkipWithError(err);
+    state.SetIterationTime((t1 - t0) * 1e-6);
+    us.push_back(t1 - t0);
+  }
+  state.counters["p50_us"] = percentile(us, 50);
+  state.counters["p99_us"] = percentile(us, 99);
+}
+
+// Hot: as many as a second takes. Cold and code-warm: each eviction writes 64 MiB (about
+// 10 ms), so a fixed count.
+BENCHMARK(evaluation)->ArgName("cold")->Arg(0)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(1.0);
+BENCHMARK(evaluation)
+    ->ArgName("cold")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->Iterations(1500);
+
+}  // namespace
+
+BENCHMARK_MAIN();
