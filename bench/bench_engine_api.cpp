@@ -104,6 +104,24 @@ void evict() {
   benchmark::DoNotOptimize(junk.data());
 }
 
+// The plugin's calls for one job on lab's engine: FF_OK or FF_ENOFIT, else an error in err.
+int evaluate(LabEngine& lab, const Job& job, const ff_settings_t& settings, char* err, size_t err_len) {
+  ff_job_facts_t facts{};
+  facts.tres_per_node = job.tres_per_node.c_str();
+  facts.min_nodes = facts.max_nodes = facts.req_nodes = job.nodes;
+  ff_request_t request{};
+  char summary[512], pattern[FF_PATTERN_MAX];
+  summary[0] = '\0';
+  int rc = ff_job_request(&facts, &request, err, err_len);
+  if (rc != FF_OK) return rc;
+  rc = ff_effective_pattern(job.pattern, request.max_nodes, &settings, pattern, sizeof pattern, err, err_len);
+  if (rc != FF_OK) return rc;
+  request.pattern = pattern;
+  unsigned n = 0;
+  return ff_engine_place(lab.engine, &request, lab.allowed.data(), lab.free.data(), lab.total.data(),
+                         lab.chosen.data(), &n, summary, sizeof summary, err, err_len);
+}
+
 void evaluation(benchmark::State& state) {
   static LabEngine lab, other;
   const bool cold = state.range(0) != 0;
@@ -113,39 +131,14 @@ void evaluation(benchmark::State& state) {
   std::snprintf(settings.default_pattern, sizeof settings.default_pattern, "ring");
   std::vector<double> us;
   std::size_t next = 0;
+  char err[512] = "";
   for (auto _ : state) {
     const Job& job = mix[next++ % mix.size()];
     if (cold) evict();
-    if (code_warm) {
-      // The same calls on another engine: the code is warm again, this engine's data not.
-      ff_job_facts_t f{};
-      f.tres_per_node = job.tres_per_node.c_str();
-      f.min_nodes = f.max_nodes = f.req_nodes = job.nodes;
-      ff_request_t r{};
-      char e[512], sum[512], pat[FF_PATTERN_MAX];
-      unsigned m = 0;
-      ff_job_request(&f, &r, e, sizeof e);
-      ff_effective_pattern(job.pattern, r.max_nodes, &settings, pat, sizeof pat, e, sizeof e);
-      r.pattern = pat;
-      ff_engine_place(other.engine, &r, other.allowed.data(), other.free.data(), other.total.data(),
-                      other.chosen.data(), &m, sum, sizeof sum, e, sizeof e);
-    }
+    // The same calls on another engine: the code is warm again, this engine's data not.
+    if (code_warm) benchmark::DoNotOptimize(evaluate(other, job, settings, err, sizeof err));
     const double t0 = thread_cpu_us();
-    ff_job_facts_t facts{};
-    facts.tres_per_node = job.tres_per_node.c_str();
-    facts.min_nodes = facts.max_nodes = facts.req_nodes = job.nodes;
-    ff_request_t request{};
-    char err[512], summary[512], pattern[FF_PATTERN_MAX];
-    err[0] = summary[0] = '\0';
-    if (ff_job_request(&facts, &request, err, sizeof err) != FF_OK) state.SkipWithError(err);
-    if (ff_effective_pattern(job.pattern, request.max_nodes, &settings, pattern, sizeof pattern, err,
-                             sizeof err) != FF_OK)
-      state.SkipWithError(err);
-    request.pattern = pattern;
-    unsigned n = 0;
-    const int rc =
-        ff_engine_place(lab.engine, &request, lab.allowed.data(), lab.free.data(), lab.total.data(),
-                        lab.chosen.data(), &n, summary, sizeof summary, err, sizeof err);
+    const int rc = evaluate(lab, job, settings, err, sizeof err);
     const double t1 = thread_cpu_us();
     if (rc != FF_OK && rc != FF_ENOFIT) state.SkipWithError(err);
     state.SetIterationTime((t1 - t0) * 1e-6);
