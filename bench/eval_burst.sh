@@ -21,20 +21,18 @@ seed=${SEED:-1}
 out=$(realpath -m "${OUT:-eval-burst-results}")
 lab_prefix=${LAB_DIR:-/var/tmp/labrun-burst}
 command -v bpftrace > /dev/null || { echo "eval_burst: needs bpftrace (apt-get install bpftrace)" >&2; exit 1; }
-# shellcheck disable=SC1090
-. "${SLURM_ENV:-/opt/fabricfit/slurm/current.env}"
-# shellcheck source=tests/integration/lib.sh disable=SC1091
-. "$top/tests/integration/lib.sh"
-cleanup() {
-  local d
-  # shellcheck disable=SC2154 # _labs: lib.sh's list of the labs lab_up started
-  for d in "${_labs[@]}"; do "$LAB_SH" down --dir "$d" > "$d.down.log" 2>&1 || echo "eval_burst: down $d failed" >&2; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-log() { printf 'eval_burst: %s\n' "$*" >&2; }
+me=eval_burst
+# shellcheck source=bench/lab_bench.sh
+. "$top/bench/lab_bench.sh"
 mkdir -p "$out"
-[ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing || true
+mount_tracefs
+
+# The steps timed, numbered as eval_probe.bt keys them: 0 and 1 are its own, the others are
+# topology/fabricfit's functions, each given a probe pair below.
+steps=(evaluation common_topo_choose_nodes ffg_refresh_engine ffg_wait_begin ff_job_request
+  ff_effective_pattern ff_engine_place ffg_eval_state_save ffg_wait_end ffg_record_note ffg_map_nodes
+  ffg_eval_state_restore)
+printf '%s\n' "${steps[@]}" > "$out/steps.txt"
 
 # The burst: the same jobs for every policy.
 awk -v n="$jobs" -v seed="$seed" 'BEGIN { srand(seed)
@@ -54,7 +52,13 @@ for policy in "${policies[@]}"; do
   sed -e "s|@LIBSLURM@|$SLURM_PREFIX/lib/slurm/libslurmfull.so|g" -e "s|@PLUGIN@|$plugin|g" \
     "$top/bench/eval_probe.bt" > "$res/eval_probe.bt"
   if [ "$policy" = fabricfit ]; then
-    sed "s|@PLUGIN@|$plugin|g" "$top/bench/eval_probe_fabricfit.bt" >> "$res/eval_probe.bt"
+    for ((k = 2; k < ${#steps[@]}; k++)); do
+      f=${steps[k]}
+      printf '\nuprobe:%s:%s /@in[tid]/ { @t_%s[tid] = nsecs; }\n' "$plugin" "$f" "$f"
+      # shellcheck disable=SC2016 # $d is bpftrace's variable
+      printf 'uretprobe:%s:%s /@in[tid] && @t_%s[tid]/ { $d = nsecs - @t_%s[tid]; @ns[comm, %d] = stats($d); @us[comm, %d] = lhist($d / 1000, 0, 1000, 1); delete(@t_%s[tid]); }\n' \
+        "$plugin" "$f" "$f" "$f" "$k" "$k" "$f"
+    done >> "$res/eval_probe.bt"
   fi
   bpftrace "$res/eval_probe.bt" "$(cat "$dir/run/slurmctld.pid")" > "$res/probe.txt" 2> "$res/probe.log" &
   probe_pid=$!

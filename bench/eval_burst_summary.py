@@ -10,10 +10,6 @@ import sys
 
 # bpftrace prints a stats() map as: @ns[sched_agent, 0]: count 12, average 3456, total 41472
 LINE = re.compile(r"^@ns\[(.+?), (\d+)\]: count (\d+), average (\d+), total (\d+)")
-# The step numbers of eval_probe.bt and eval_probe_fabricfit.bt.
-STEPS = ["evaluation", "common_topo_choose_nodes"] + """ffg_refresh_engine ffg_wait_begin ff_job_request
-    ff_effective_pattern ff_engine_place ffg_eval_state_save ffg_wait_end ffg_record_note
-    ffg_map_nodes ffg_eval_state_restore""".split()
 THREADS = {"sched_agent": "main scheduler", "bckfl": "backfill", "worker": "RPC workers"}
 
 
@@ -27,7 +23,7 @@ def thread(comm):
     return re.sub(r"^worker\[\d+\]$", "worker", comm)
 
 
-def read(path):
+def read(path, steps):
     """{thread: {step: [calls, total ns, {µs bucket: count}]}}"""
     rows = {}
     hist = None
@@ -36,13 +32,13 @@ def read(path):
             line = line.strip()
             m = LINE.match(line)
             if m:
-                row = rows.setdefault(thread(m.group(1)), {}).setdefault(STEPS[int(m.group(2))], [0, 0, {}])
+                row = rows.setdefault(thread(m.group(1)), {}).setdefault(steps[int(m.group(2))], [0, 0, {}])
                 row[0] += int(m.group(3))
                 row[1] += int(m.group(5))
                 continue
             m = HIST.match(line)
             if m:
-                row = rows.setdefault(thread(m.group(1)), {}).setdefault(STEPS[int(m.group(2))], [0, 0, {}])
+                row = rows.setdefault(thread(m.group(1)), {}).setdefault(steps[int(m.group(2))], [0, 0, {}])
                 hist = row[2]
                 continue
             m = BUCKET.match(line)
@@ -66,18 +62,21 @@ def median(hist):
 
 def main():
     out, policies = sys.argv[1], sys.argv[2:]
+    # The step numbers of the probe, named by eval_burst.sh.
+    with open(f"{out}/steps.txt", encoding="utf-8") as f:
+        steps = f.read().split()
     print("| policy | thread | step | calls | mean (µs) | median (µs) | mean per evaluation (µs) |")
     print("|---|---|---|---|---|---|---|")
     for policy in policies:
-        rows = read(f"{out}/{policy}/probe.txt")
+        rows = read(f"{out}/{policy}/probe.txt", steps)
         for comm in sorted(rows, key=lambda c: -rows[c].get("evaluation", [0])[0]):
-            steps = rows[comm]
-            evals = steps.get("evaluation", [0])[0]
+            by_step = rows[comm]
+            evals = by_step.get("evaluation", [0])[0]
             if not evals:
                 continue
             name = THREADS.get(comm, comm)
-            for step in sorted(steps, key=STEPS.index):
-                calls, total, hist = steps[step]
+            for step in sorted(by_step, key=steps.index):
+                calls, total, hist = by_step[step]
                 if not calls:
                     continue
                 print(f"| {policy} | {name} | {step} | {calls} | {total / calls / 1000:.1f} | "

@@ -62,20 +62,10 @@ degrade=groups=3,fraction=0.5,rate=4xEDR
 [ "${PROBE:-0}" != 1 ] || command -v bpftrace > /dev/null || { echo "lab_stream: PROBE=1 needs bpftrace (apt-get install bpftrace)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(realpath "$out")
-# shellcheck disable=SC1090
-. "${SLURM_ENV:-/opt/fabricfit/slurm/current.env}"
+me=lab_stream
+# shellcheck source=bench/lab_bench.sh
+. "$top/bench/lab_bench.sh"
 export FABRICFIT_BIN=$ff
-# shellcheck source=tests/integration/lib.sh disable=SC1091
-. "$top/tests/integration/lib.sh"
-# lib.sh's EXIT trap reports TAP; this script only needs its labs taken down.
-cleanup() {
-  local d
-  # shellcheck disable=SC2154 # _labs: lib.sh's list of the labs lab_up started
-  for d in "${_labs[@]}"; do "$LAB_SH" down --dir "$d" > "$d.down.log" 2>&1 || echo "lab_stream: down $d failed" >&2; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-log() { printf 'lab_stream: %s\n' "$*" >&2; }
 
 # 1. The stream: JOBS jobs of the trace after its first START, durations capped at CAP_H (the trace's
 # longest jobs run for days; a lab run cannot), as an ElasticFlow CSV; the replay then
@@ -155,7 +145,7 @@ run_policy() {
     perf_pid=$!
   fi
   if [ "${PROBE:-0}" = 1 ]; then
-    [ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing || true
+    mount_tracefs
     sed -e "s|@SLURMCTLD@|$SLURM_PREFIX/sbin/slurmctld|g" -e "s|@LIBSLURM@|$SLURM_PREFIX/lib/slurm/libslurmfull.so|g" \
       "$top/bench/cycle_probe.bt" > "$res/cycle_probe.bt"
     bpftrace "$res/cycle_probe.bt" "$(cat "$dir/run/slurmctld.pid")" > "$res/cycles.txt" 2> "$res/cycle_probe.log" &
