@@ -4,10 +4,12 @@
 // FF_EINTERNAL), so that none ever reaches slurmctld.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
-#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "capi/fabricfit_api.h"
@@ -18,9 +20,12 @@
 
 namespace fabricfit::capi {
 
-inline void copy_out(const std::string& s, char* buf, std::size_t len) {
+// As snprintf("%s") would: truncated to fit, always terminated.
+inline void copy_out(std::string_view s, char* buf, std::size_t len) {
   if (buf == nullptr || len == 0) return;
-  std::snprintf(buf, len, "%s", s.c_str());
+  const std::size_t n = std::min(s.size(), len - 1);
+  std::memcpy(buf, s.data(), n);
+  buf[n] = '\0';
 }
 
 // Runs `body`: its status (FF_OK for a body that returns nothing), or the status of

@@ -187,7 +187,9 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     const fabricfit::PlacementContext ctx{
         engine->index, gpus, engine->frag,
         std::span<const std::uint8_t>(allowed, static_cast<std::size_t>(n))};
-    const auto decision = engine->selector.decide(ctx, job);
+    // The fragmentation figures of the score are for explain: placing never reads them.
+    const auto decision =
+        engine->selector.decide(ctx, job, 0, fabricfit::FabricfitSelector::ScoreDetail::Traffic);
     if (!decision) return FF_ENOFIT;
     const auto& a = decision->chosen.allocation;
     const auto& s = decision->chosen.score;
@@ -195,11 +197,14 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     *nchosen = static_cast<unsigned>(a.hosts.size());
     // The DebugFlags=Placement line: the placement record's units (GB crossing a spine per GB
     // of message volume, ms per GB on the busiest uplink), not the selector's internal cost.
-    std::string line = fmt::format("leaf_groups={} cross_spine_gb={:.3g}", s.leaf_groups, s.spine_bytes);
-    if (s.pods > 0) line += fmt::format(" pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
-    line += fmt::format(" uplink_ms={:.3g}", 1000 * s.max_uplink_load);
-    if (!s.bottleneck.empty()) line += " busiest_uplink=" + s.bottleneck;
-    copy_out(line, summary, summary_len);
+    // One buffer on the stack, not a string per part: this runs in every evaluation.
+    fmt::memory_buffer line;
+    auto out = fmt::appender(line);
+    fmt::format_to(out, "leaf_groups={} cross_spine_gb={:.3g}", s.leaf_groups, s.spine_bytes);
+    if (s.pods > 0) fmt::format_to(out, " pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
+    fmt::format_to(out, " uplink_ms={:.3g}", 1000 * s.max_uplink_load);
+    if (!s.bottleneck.empty()) fmt::format_to(out, " busiest_uplink={}", s.bottleneck);
+    copy_out(std::string_view(line.data(), line.size()), summary, summary_len);
     return FF_OK;
   });
 }

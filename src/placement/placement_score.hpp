@@ -56,6 +56,12 @@ struct ScoreWeights {
 class TrafficRouter {
  public:
   explicit TrafficRouter(const LocalityIndex& index);
+  // Whether this router's buffers serve `index` (a reused router: the same index object,
+  // and as many leaf groups and pods as the buffers were made for).
+  [[nodiscard]] bool serves(const LocalityIndex& index) const {
+    return &index == &index_ && leaf_out_.size() == static_cast<std::size_t>(index.leaf_group_count()) &&
+           pod_out_.size() == static_cast<std::size_t>(index.pod_count());
+  }
   [[nodiscard]] PlacementScore route(const TrafficMatrix& traffic, std::span<const int> slot_leaf_group);
   // Convenience: slots on hosts.
   [[nodiscard]] PlacementScore route_hosts(const TrafficMatrix& traffic, std::span<const int> hosts);

@@ -10,7 +10,7 @@ namespace fabricfit {
 using selection::Run;
 
 std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, const JobRequest& request,
-                                                  int alternatives) {
+                                                  int alternatives, ScoreDetail detail) {
   const auto shapes = job_shapes(request, std::max(1, ctx.gpus.max_gpus_per_host()));
   Run run(ctx, weights_, scratch_);
   run.scan_free();
@@ -44,7 +44,7 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
   Decision d;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     Allocation a = run.realise(*chosen_shape, candidates[i].plan);
-    PlacementScore s = run.score(a, request.pattern, candidates[i].key.cost);
+    PlacementScore s = run.score(a, request.pattern, candidates[i].key.cost, detail == ScoreDetail::Full);
     if (i == 0) {
       d.chosen = {std::move(a), std::move(s)};
     } else if (static_cast<int>(d.alternatives.size()) < alternatives) {

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "placement/placement_policy.hpp"
+#include "placement/placement_score.hpp"
 
 namespace fabricfit {
 
@@ -30,9 +32,12 @@ class FabricfitSelector final : public PlacementPolicy {
   [[nodiscard]] std::string name() const override { return "fabricfit"; }
   [[nodiscard]] std::optional<Allocation> place(const PlacementContext& ctx,
                                                 const JobRequest& request) override;
-  // The choice with its full score, and up to `alternatives` runners-up with theirs.
+  // What a decision's scores hold: everything (explain, the CLI), or the traffic part only
+  // (frag_* left 0) for a caller that places and never reads the fragmentation figures.
+  enum class ScoreDetail { Full, Traffic };
+  // The choice with its score, and up to `alternatives` runners-up with theirs.
   [[nodiscard]] std::optional<Decision> decide(const PlacementContext& ctx, const JobRequest& request,
-                                               int alternatives = 0);
+                                               int alternatives = 0, ScoreDetail detail = ScoreDetail::Full);
 
   // Buffers reused across decisions, so that a decision allocates little.
   struct Scratch {
@@ -45,6 +50,9 @@ class FabricfitSelector final : public PlacementPolicy {
     std::vector<char> in_set;
     std::vector<int> tmp_hist;
     std::vector<int> at_least;
+    std::vector<int> touched;               // leaf groups an allocation touches (score)
+    std::vector<std::pair<int, int>> pool;  // (free GPUs, host) of a leaf group (realise)
+    std::optional<TrafficRouter> router;    // its buffers, for the index it was made for
   };
 
  private:

@@ -60,15 +60,18 @@ class RunnersUp {
     // One plan, however the search reached it: groups in index order.
     std::sort(c.plan.begin(), c.plan.end(),
               [](const LeafTake& a, const LeafTake& b) { return a.leaf < b.leaf; });
-    for (auto& kept : kept_) {
-      if (same_plan(kept.plan, c.plan)) {
-        if (better(c.key, kept.key)) kept = std::move(c);
-        sort();
-        return;
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (same_plan(it->plan, c.plan)) {
+        if (!better(c.key, it->key)) return;
+        kept_.erase(it);
+        break;
       }
     }
-    kept_.push_back(std::move(c));
-    sort();
+    // kept_ stays sorted: c goes after every candidate at least as good, where a stable
+    // sort of kept_ + c would put it (an insertion, where a sort allocated on each offer).
+    const auto after =
+        std::find_if(kept_.begin(), kept_.end(), [&](const Candidate& k) { return better(c.key, k.key); });
+    kept_.insert(after, std::move(c));
     if (static_cast<int>(kept_.size()) > limit_) kept_.pop_back();
   }
   void offer(const Candidate& c) {
@@ -83,10 +86,6 @@ class RunnersUp {
       if (a[i].leaf != b[i].leaf || a[i].take != b[i].take || a[i].from_free != b[i].from_free) return false;
     }
     return true;
-  }
-  void sort() {
-    std::stable_sort(kept_.begin(), kept_.end(),
-                     [](const Candidate& x, const Candidate& y) { return better(x.key, y.key); });
   }
   int limit_;
   std::vector<Candidate> kept_;

@@ -79,10 +79,10 @@ std::vector<Candidate> Run::choose(const JobShape& shape, const CommPattern& pat
 }
 
 // Hosts for a plan, in rank order (order_for_split), hosts ascending inside a group.
-Allocation Run::realise(const JobShape& shape, Plan plan) const {
+Allocation Run::realise(const JobShape& shape, Plan plan) {
   order_for_split(plan, ctx_.index, unit_);
   Allocation out;
-  std::vector<std::pair<int, int>> pool;  // (free, host)
+  auto& pool = s_.pool;  // (free, host)
   for (const LeafTake& t : plan) {
     pool.clear();
     for (int h : ctx_.index.hosts_of(t.leaf)) {
@@ -102,8 +102,11 @@ Allocation Run::realise(const JobShape& shape, Plan plan) const {
 }
 
 // The score of a realised plan: exact traffic, and fragmentation from the scan.
-PlacementScore Run::score(const Allocation& a, const CommPattern& pattern, double cost) {
-  PlacementScore s = TrafficRouter(ctx_.index).route_hosts(TrafficMatrix::build(pattern, a.gpus), a.hosts);
+PlacementScore Run::score(const Allocation& a, const CommPattern& pattern, double cost, bool with_frag) {
+  if (!s_.router || !s_.router->serves(ctx_.index)) s_.router.emplace(ctx_.index);
+  PlacementScore s = s_.router->route_hosts(TrafficMatrix::build(pattern, a.gpus), a.hosts);
+  s.cost = cost;
+  if (!with_frag) return s;
   double unusable = 0, free = 0;
   for (int l = 0; l < L_; ++l) {
     unusable += before(l);
@@ -111,7 +114,8 @@ PlacementScore Run::score(const Allocation& a, const CommPattern& pattern, doubl
     for (int f = 0; f <= G_; ++f) free += static_cast<double>(f) * row[f];
   }
   // Apply the allocation to copies of the touched rows.
-  std::vector<int> touched;
+  auto& touched = s_.touched;
+  touched.clear();
   for (int h : a.hosts) touched.push_back(ctx_.index.leaf_group_of(h));
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
@@ -130,7 +134,6 @@ PlacementScore Run::score(const Allocation& a, const CommPattern& pattern, doubl
   s.frag_before = free > 0 ? unusable / free : 0.0;
   s.frag_after = free_after > 0 ? after / free_after : 0.0;
   s.frag_delta = s.frag_after - s.frag_before;
-  s.cost = cost;
   return s;
 }
 

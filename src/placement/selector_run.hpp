@@ -42,10 +42,10 @@ class Run {
 
   // Hosts for a plan, in rank order (order_for_split: leaf groups by pod, for tp/pp/dp
   // groups holding whole pipeline stages first, then index), hosts ascending in a group.
-  [[nodiscard]] Allocation realise(const JobShape& shape, Plan plan) const;
+  [[nodiscard]] Allocation realise(const JobShape& shape, Plan plan);
 
-  // The score of a realised plan: exact traffic, and fragmentation from the scan.
-  PlacementScore score(const Allocation& a, const CommPattern& pattern, double cost);
+  // The score of a realised plan: exact traffic, and (with_frag) fragmentation from the scan.
+  PlacementScore score(const Allocation& a, const CommPattern& pattern, double cost, bool with_frag);
 
  private:
   [[nodiscard]] const int* hist(int l) const { return &s_.all_hist[static_cast<std::size_t>(l) * stride_]; }

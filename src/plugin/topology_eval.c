@@ -104,10 +104,11 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, char *pattern, size_t 
 {
 	ff_job_facts_t facts;
 	ff_request_t request = {0};
-	char summary[512] = "", err[512] = "";
+	char summary[512], err[512];
 	bool remapped = false;
 	int hosts, rc;
 
+	summary[0] = err[0] = '\0';
 	if (!engine) {
 		_fall_back(note, note_len, reason, reason_len, true, engine_status);
 		return false;
@@ -324,8 +325,9 @@ static void _log_refusal(topology_eval_t *topo_eval)
 
 extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 {
-	char pattern[FF_PATTERN_MAX] = "-", note[FF_PATH_MAX + 2048] = "";
-	char reason[FF_PATH_MAX + 1024] = "", switches[1024] = "";
+	/* About 10 KB per evaluation: terminated, not zero-filled (the = "" of C). */
+	char pattern[FF_PATTERN_MAX], note[FF_PATH_MAX + 2048];
+	char reason[FF_PATH_MAX + 1024], switches[1024];
 	ff_request_t request = {0};
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
@@ -333,6 +335,8 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	bool test_only = _test_only(topo_eval);
 	int rc;
 
+	snprintf(pattern, sizeof(pattern), "-");
+	note[0] = reason[0] = switches[0] = '\0';
 	ffg_refresh_engine();
 	if (!ffg_wait_begin(topo_eval, test_only))
 		return SLURM_ERROR; /* it needs a host reserved for a waiting job */
@@ -344,14 +348,14 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	}
 	if (_fabricfit_choose(topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note),
 			      &request, reason, sizeof(reason))) {
+		bit_clear_all(topo_eval->node_map);
+		for (unsigned k = 0; k < nchosen; k++)
+			bit_set(topo_eval->node_map, node_of_host[host_chosen[k]]);
 		/* All the evaluator may consume, so that Slurm's own pass can start afresh. */
-		if (!(saved = ffg_eval_state_save(topo_eval))) {
+		if (!(saved = ffg_eval_state_save(topo_eval, candidates))) {
+			bit_copybits(topo_eval->node_map, candidates);
 			_fall_back(note, sizeof(note), reason, sizeof(reason), true,
 				   "an evaluation within an evaluation");
-		} else {
-			bit_clear_all(topo_eval->node_map);
-			for (unsigned k = 0; k < nchosen; k++)
-				bit_set(topo_eval->node_map, node_of_host[host_chosen[k]]);
 		}
 	}
 	/* Slurm's common evaluator makes the final core/GPU pick within the nodes given. */

@@ -5,6 +5,12 @@
  * in avail_core, and trims each sock_gres's counts (_reduce_res_cores, the GRES filter);
  * common_topo_choose_nodes() only restores node_map and avail_core for its own retries.
  *
+ * Only the nodes of the narrowed pass are saved: in 24.11, 25.11 and 26.05 the evaluator
+ * writes per-node state only for nodes in the node_map it is given (each variant walks
+ * that map, or a node-weight list built from it; consec walks every node but selects
+ * cores only on mapped ones), so the other offered nodes come back untouched. The GRES
+ * filter sorts each node's sock_gres list, so its entries are matched by address.
+ *
  * The copy is made for every evaluation fabricfit places, under the scheduler's locks, and
  * is rarely used: its buffers are kept from one evaluation to the next and only grown, so
  * that a steady cluster saves without allocating (per offered node, a fresh copy was a
@@ -29,6 +35,7 @@
 #include "topology_eval_state.h"
 
 typedef struct {
+	const sock_gres_t *sg; /* the entry saved (the list's order may change) */
 	uint64_t total_cnt, total_cnt_before_filter, cnt_any_sock, max_node_gres;
 	uint64_t *cnt_by_sock;
 	int sock_cnt, sock_slots; /* counts saved; room in cnt_by_sock */
@@ -45,8 +52,9 @@ typedef struct {
 
 struct ffg_eval_state {
 	bool in_use;
-	bitstr_t *node_map;
-	bitstr_t **avail_core; /* core_cnt entries; NULL where the evaluator had none */
+	bitstr_t *node_map;    /* every node offered: the second pass's map */
+	bitstr_t *narrowed;    /* the nodes of the first pass: the only ones saved */
+	bitstr_t **avail_core; /* by node index, for narrowed nodes; NULL where it had none */
 	int core_cnt, core_slots;
 	uint16_t avail_cpus;
 	uint32_t min_nodes, max_nodes, req_nodes;
@@ -105,6 +113,7 @@ static void _save_node(saved_node_t *out, const avail_res_t *res)
 	it = list_iterator_create(res->sock_gres_list);
 	while ((sg = list_next(it)) && k < cnt) {
 		saved_sock_gres_t *s = &out->gres[k++];
+		s->sg = sg;
 		s->total_cnt = sg->total_cnt;
 		s->total_cnt_before_filter = sg->total_cnt_before_filter;
 		s->cnt_any_sock = sg->cnt_any_sock;
@@ -124,7 +133,6 @@ static void _restore_node(const saved_node_t *in, avail_res_t *res)
 {
 	list_itr_t *it;
 	sock_gres_t *sg;
-	int k = 0;
 
 	res->avail_cpus = in->counts.avail_cpus;
 	res->avail_gpus = in->counts.avail_gpus;
@@ -143,8 +151,13 @@ static void _restore_node(const saved_node_t *in, avail_res_t *res)
 	if (!in->gres_cnt || !res->sock_gres_list)
 		return;
 	it = list_iterator_create(res->sock_gres_list);
-	while ((sg = list_next(it)) && k < in->gres_cnt) {
-		const saved_sock_gres_t *s = &in->gres[k++];
+	while ((sg = list_next(it))) {
+		const saved_sock_gres_t *s = NULL;
+		for (int k = 0; k < in->gres_cnt && !s; k++)
+			if (in->gres[k].sg == sg)
+				s = &in->gres[k];
+		if (!s)
+			continue; /* not in the list when it was saved */
 		sg->total_cnt = s->total_cnt;
 		sg->total_cnt_before_filter = s->total_cnt_before_filter;
 		sg->cnt_any_sock = s->cnt_any_sock;
@@ -155,62 +168,58 @@ static void _restore_node(const saved_node_t *in, avail_res_t *res)
 	list_iterator_destroy(it);
 }
 
-extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval)
+extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval, bitstr_t *offered)
 {
-	int nodes = bit_size(topo_eval->node_map);
-
 	if (state.in_use)
 		return NULL; /* not reentrant: the caller falls back to no second pass */
 	state.in_use = true;
-	_copy_bits(&state.node_map, topo_eval->node_map);
+	_copy_bits(&state.node_map, offered);
+	_copy_bits(&state.narrowed, topo_eval->node_map);
 	/* A core array has an entry per node in Slurm's table (copy_core_array). */
 	state.core_cnt = topo_eval->avail_core ? node_record_count : 0;
 	_room((void **)&state.avail_core, &state.core_slots, state.core_cnt,
 	      sizeof(*state.avail_core));
-	for (int i = 0; i < state.core_cnt; i++)
-		_copy_bits(&state.avail_core[i], topo_eval->avail_core[i]);
 	state.avail_cpus = topo_eval->avail_cpus;
 	state.min_nodes = topo_eval->min_nodes;
 	state.max_nodes = topo_eval->max_nodes;
 	state.req_nodes = topo_eval->req_nodes;
 	state.first_pass = topo_eval->first_pass;
 	state.gres_per_job = topo_eval->gres_per_job;
-	_room((void **)&state.nodes, &state.node_slots, nodes, sizeof(*state.nodes));
-	for (int i = 0; i < state.node_cnt; i++)
-		state.nodes[i].saved = false;
-	state.node_cnt = nodes;
-	if (topo_eval->avail_res_array)
-		for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++)
-			if (topo_eval->avail_res_array[i])
-				_save_node(&state.nodes[i], topo_eval->avail_res_array[i]);
+	state.node_cnt = bit_size(state.narrowed);
+	_room((void **)&state.nodes, &state.node_slots, state.node_cnt, sizeof(*state.nodes));
+	for (int i = 0; (i = bit_ffs_from_bit(state.narrowed, i)) >= 0; i++) {
+		if (i < state.core_cnt)
+			_copy_bits(&state.avail_core[i], topo_eval->avail_core[i]);
+		state.nodes[i].saved = topo_eval->avail_res_array && topo_eval->avail_res_array[i];
+		if (state.nodes[i].saved)
+			_save_node(&state.nodes[i], topo_eval->avail_res_array[i]);
+	}
 	return &state;
 }
 
 extern void ffg_eval_state_restore(const ffg_eval_state_t *saved, topology_eval_t *topo_eval)
 {
 	bit_copybits(topo_eval->node_map, saved->node_map);
-	if (saved->core_cnt && topo_eval->avail_core) {
-		/* Cores the first pass gave up are set again; none it kept is added. */
-		for (int i = 0; i < saved->core_cnt; i++) {
-			if (!saved->avail_core[i]) {
-				FREE_NULL_BITMAP(topo_eval->avail_core[i]);
-			} else if (!topo_eval->avail_core[i]) {
-				topo_eval->avail_core[i] = bit_copy(saved->avail_core[i]);
-			} else {
-				bit_copybits(topo_eval->avail_core[i], saved->avail_core[i]);
-			}
-		}
-	}
 	topo_eval->avail_cpus = saved->avail_cpus;
 	topo_eval->min_nodes = saved->min_nodes;
 	topo_eval->max_nodes = saved->max_nodes;
 	topo_eval->req_nodes = saved->req_nodes;
 	topo_eval->first_pass = saved->first_pass;
 	topo_eval->gres_per_job = saved->gres_per_job;
-	if (topo_eval->avail_res_array)
-		for (int i = 0; (i = bit_ffs_from_bit(saved->node_map, i)) >= 0; i++)
-			if (topo_eval->avail_res_array[i] && saved->nodes[i].saved)
-				_restore_node(&saved->nodes[i], topo_eval->avail_res_array[i]);
+	for (int i = 0; (i = bit_ffs_from_bit(saved->narrowed, i)) >= 0; i++) {
+		/* Cores the first pass gave up are set again; none it kept is added. */
+		if (i < saved->core_cnt && topo_eval->avail_core) {
+			if (!saved->avail_core[i])
+				FREE_NULL_BITMAP(topo_eval->avail_core[i]);
+			else if (!topo_eval->avail_core[i])
+				topo_eval->avail_core[i] = bit_copy(saved->avail_core[i]);
+			else
+				bit_copybits(topo_eval->avail_core[i], saved->avail_core[i]);
+		}
+		if (topo_eval->avail_res_array && topo_eval->avail_res_array[i] &&
+		    saved->nodes[i].saved)
+			_restore_node(&saved->nodes[i], topo_eval->avail_res_array[i]);
+	}
 }
 
 extern void ffg_eval_state_free(ffg_eval_state_t *saved)
@@ -233,5 +242,6 @@ extern void ffg_eval_state_fini(void)
 		FREE_NULL_BITMAP(state.avail_core[i]);
 	xfree(state.avail_core);
 	FREE_NULL_BITMAP(state.node_map);
+	FREE_NULL_BITMAP(state.narrowed);
 	memset(&state, 0, sizeof(state));
 }

@@ -244,12 +244,14 @@ static void _adopt(ff_engine_t *fresh, const char *status)
 /* Takes over what the snapshot watcher loaded since the last call (cheap when nothing). */
 extern void ffg_refresh_engine(void)
 {
-	char status[sizeof(engine_status)] = "";
+	/* Runs in every evaluation: the buffer is not zero-filled, only terminated. */
+	char status[sizeof(engine_status)];
 	bool status_changed = false;
 	ff_engine_t *fresh;
 
 	if (!running_in_slurmctld())
 		return;
+	status[0] = '\0';
 	fresh = ffg_snapshot_take(status, sizeof(status), &status_changed);
 	if (fresh)
 		_adopt(fresh, status);
