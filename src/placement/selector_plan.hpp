@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -67,11 +68,13 @@ class RunnersUp {
         break;
       }
     }
-    // kept_ stays sorted: c goes after every candidate at least as good, where a stable
-    // sort of kept_ + c would put it (an insertion, where a sort allocated on each offer).
-    const auto after =
-        std::find_if(kept_.begin(), kept_.end(), [&](const Candidate& k) { return better(c.key, k.key); });
-    kept_.insert(after, std::move(c));
+    // kept_ stays sorted: c moves up past the candidates it beats, from the back, as an
+    // insertion sort would (a stable sort per offer allocated a buffer each time). With
+    // one candidate kept, what placing keeps, this is exactly the old sort's result; with
+    // more, two keys within kCostEpsilon of a third may be ordered otherwise.
+    auto pos = kept_.end();
+    while (pos != kept_.begin() && better(c.key, std::prev(pos)->key)) --pos;
+    kept_.insert(pos, std::move(c));
     if (static_cast<int>(kept_.size()) > limit_) kept_.pop_back();
   }
   void offer(const Candidate& c) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One decision's per-leaf-group counts, the one-host and one-leaf-group searches, and
-// turning a plan into hosts in rank order with its full score.
+// turning a plan into hosts in rank order with its score.
 #include "placement/selector_run.hpp"
 
 #include "placement/pattern_split.hpp"
@@ -104,7 +104,13 @@ Allocation Run::realise(const JobShape& shape, Plan plan) {
 // The score of a realised plan: exact traffic, and fragmentation from the scan.
 PlacementScore Run::score(const Allocation& a, const CommPattern& pattern, double cost, bool with_frag) {
   if (!s_.router || !s_.router->serves(ctx_.index)) s_.router.emplace(ctx_.index);
-  PlacementScore s = s_.router->route_hosts(TrafficMatrix::build(pattern, a.gpus), a.hosts);
+  PlacementScore s;
+  try {
+    s = s_.router->route_hosts(TrafficMatrix::build(pattern, a.gpus), a.hosts);
+  } catch (...) {
+    s_.router.reset();  // a route cut short leaves its sums behind: the next one starts afresh
+    throw;
+  }
   s.cost = cost;
   if (!with_frag) return s;
   double unusable = 0, free = 0;

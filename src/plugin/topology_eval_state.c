@@ -60,7 +60,7 @@ struct ffg_eval_state {
 	uint32_t min_nodes, max_nodes, req_nodes;
 	bool first_pass, gres_per_job;
 	int node_cnt, node_slots;
-	saved_node_t *nodes; /* by node index; only offered nodes are saved */
+	saved_node_t *nodes; /* by node index; only narrowed nodes are saved */
 };
 
 static ffg_eval_state_t state;
