@@ -275,4 +275,43 @@ TEST(SelectorProperties, ScoreMatchesIndependentEvaluation) {
   }
 }
 
+// The C edge's decision (ScoreDetail::Traffic) from one selector kept across clusters of
+// every shape, as the engine keeps it: the same choice and traffic score as a fresh
+// selector's full decision, no fragmentation figures, and the same runners-up for explain.
+TEST(SelectorProperties, TrafficOnlyReusedSelectorDecidesAsAFreshOne) {
+  std::mt19937 rng(31);
+  FabricfitSelector reused;
+  int decided = 0, split = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    auto c = random_case(rng, trial % 3 == 0 ? 2 : 0);
+    const auto fast = reused.decide(c.world.ctx(), c.request, 0, FabricfitSelector::ScoreDetail::Traffic);
+    const auto full = FabricfitSelector().decide(c.world.ctx(), c.request);
+    ASSERT_EQ(fast.has_value(), full.has_value()) << "trial " << trial;
+    if (!fast) continue;
+    ++decided;
+    const auto& f = fast->chosen.score;
+    const auto& g = full->chosen.score;
+    split += g.leaf_groups > 1 ? 1 : 0;
+    EXPECT_EQ(fast->chosen.allocation, full->chosen.allocation) << "trial " << trial;
+    EXPECT_EQ(f.leaf_groups, g.leaf_groups) << "trial " << trial;
+    EXPECT_EQ(f.pods, g.pods) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(f.spine_bytes, g.spine_bytes) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(f.core_bytes, g.core_bytes) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(f.max_uplink_load, g.max_uplink_load) << "trial " << trial;
+    EXPECT_EQ(f.bottleneck, g.bottleneck) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(f.cost, g.cost) << "trial " << trial;
+    EXPECT_EQ(f.frag_before, 0.0);
+    EXPECT_EQ(f.frag_after, 0.0);
+    const auto again = reused.decide(c.world.ctx(), c.request, 1);
+    const auto fresh = FabricfitSelector().decide(c.world.ctx(), c.request, 1);
+    ASSERT_TRUE(again && fresh);
+    ASSERT_EQ(again->alternatives.size(), fresh->alternatives.size()) << "trial " << trial;
+    for (std::size_t i = 0; i < fresh->alternatives.size(); ++i)
+      EXPECT_EQ(again->alternatives[i].allocation, fresh->alternatives[i].allocation) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(again->chosen.score.frag_after, g.frag_after) << "trial " << trial;
+  }
+  EXPECT_GT(decided, 150);
+  EXPECT_GT(split, 10);  // the reused router routed traffic over several groups
+}
+
 }  // namespace
