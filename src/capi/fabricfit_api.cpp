@@ -63,12 +63,10 @@ int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out
 int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
                          size_t out_len, char* err, size_t err_len) {
   return guarded(err, err_len, [&] {
+    const auto site_default =
+        fabricfit::parse_comm_pattern(settings != nullptr ? settings->default_pattern : "ring");
     std::optional<fabricfit::CommPattern> asked;
     if (requested != nullptr && requested[0] != '\0') asked = fabricfit::parse_comm_pattern(requested);
-    // Called in every evaluation: the site default is parsed only when it can be the answer.
-    fabricfit::CommPattern site_default;
-    if (!asked && max_nodes != 1)
-      site_default = fabricfit::parse_comm_pattern(settings != nullptr ? settings->default_pattern : "ring");
     const auto pattern = fabricfit::effective_pattern(asked ? &*asked : nullptr, max_nodes, site_default);
     copy_out(pattern.to_string(), out, out_len);
   });

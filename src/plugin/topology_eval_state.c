@@ -59,7 +59,7 @@ struct ffg_eval_state {
 	uint16_t avail_cpus;
 	uint32_t min_nodes, max_nodes, req_nodes;
 	bool first_pass, gres_per_job;
-	int node_cnt, node_slots;
+	int node_slots;
 	saved_node_t *nodes; /* by node index; only narrowed nodes are saved */
 };
 
@@ -185,8 +185,8 @@ extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval, b
 	state.req_nodes = topo_eval->req_nodes;
 	state.first_pass = topo_eval->first_pass;
 	state.gres_per_job = topo_eval->gres_per_job;
-	state.node_cnt = bit_size(state.narrowed);
-	_room((void **)&state.nodes, &state.node_slots, state.node_cnt, sizeof(*state.nodes));
+	_room((void **)&state.nodes, &state.node_slots, bit_size(state.narrowed),
+	      sizeof(*state.nodes));
 	for (int i = 0; (i = bit_ffs_from_bit(state.narrowed, i)) >= 0; i++) {
 		if (i < state.core_cnt)
 			_copy_bits(&state.avail_core[i], topo_eval->avail_core[i]);
