@@ -15,8 +15,19 @@
 #include "placement/job_request.hpp"
 #include "placement/locality_index.hpp"
 #include "placement/placement_score.hpp"
+#include "placement/runtime_model.hpp"
 
 namespace fabricfit {
+
+// The uplink traffic of the jobs running now (the run-time model's sharing), for a policy
+// that keeps a split job's flows off the cables other jobs load.
+struct RunningTraffic {
+  const UplinkBundles& bundles;
+  const BandwidthSharing& sharing;
+  // What the job's peak demand counts for on a bundle: its communication share under
+  // time-averaged demand, 1 under peak (as the running jobs' demands were counted).
+  double demand_scale = 1.0;
+};
 
 struct PlacementContext {
   const LocalityIndex& index;
@@ -25,6 +36,8 @@ struct PlacementContext {
   // Per host: 1 when this job may use it (partition, features, Slurm's own filters).
   // Empty: every host. Hosts outside it still count for fragmentation.
   std::span<const std::uint8_t> allowed = {};
+  // The running jobs' traffic; nullptr: placement sees the job's own traffic only.
+  const RunningTraffic* running = nullptr;
   [[nodiscard]] bool may_use(int host) const { return allowed.empty() || allowed[host] != 0; }
 };
 

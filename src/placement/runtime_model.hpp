@@ -64,6 +64,13 @@ class UplinkBundles {
 
   [[nodiscard]] const LocalityIndex& index() const { return index_; }
 
+  // Static routing: the uplink cables of leaf group `leaf` on `rail` (a flow towards host
+  // h takes cable h modulo this); 0 under ECMP.
+  [[nodiscard]] int cables(int leaf, int rail) const {
+    if (routing_ != UplinkRouting::Static) return 0;
+    return cable_count_[static_cast<std::size_t>(leaf) * index_.rails() + rail];
+  }
+
  private:
   int leaf_up(int leaf) const { return 2 * leaf; }
   int pod_up(int pod) const { return pod_first_ + 2 * pod; }

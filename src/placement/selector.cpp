@@ -9,6 +9,12 @@ namespace fabricfit {
 
 using selection::Run;
 
+namespace {
+// Plans a split job beside running traffic compares by its share of the uplinks.
+constexpr int kSteerPlans = 8;
+constexpr double kShareEpsilon = 1e-6;
+}  // namespace
+
 std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, const JobRequest& request,
                                                   int alternatives, ScoreDetail detail) {
   const auto shapes = job_shapes(request, std::max(1, ctx.gpus.max_gpus_per_host()));
@@ -39,16 +45,47 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
   }
   if (!chosen_shape) return std::nullopt;
 
-  auto candidates = run.choose(*chosen_shape, request.pattern, alternatives);
+  // Beside running traffic, a split job looks at more plans than it keeps: the cheapest is
+  // not always the one whose uplinks are free.
+  const bool steer = ctx.running != nullptr && chosen_shape->nodes > 1;
+  auto candidates = run.choose(*chosen_shape, request.pattern,
+                               steer ? std::max(alternatives, kSteerPlans - 1) : alternatives);
   if (candidates.empty()) return std::nullopt;
+  std::vector<Allocation> realised;
+  realised.reserve(candidates.size());
+  for (const auto& c : candidates) {
+    realised.push_back(run.realise(*chosen_shape, c.plan));
+    run.avoid_busy_cables(*chosen_shape, request.pattern, realised.back());
+  }
+  if (steer && candidates.front().plan.size() > 1) {
+    // The plan that leaves the job the largest share of its uplinks, among those that
+    // break no more whole leaf groups than the cheapest; ties keep the cost order.
+    std::size_t pick = 0;
+    double best = run.share_beside_running(request.pattern, realised.front());
+    for (std::size_t i = 1; i < candidates.size() && best < 1.0; ++i) {
+      if (candidates[i].key.whole_leaves_broken > candidates.front().key.whole_leaves_broken) continue;
+      const double rho = run.share_beside_running(request.pattern, realised[i]);
+      if (rho > best + kShareEpsilon) {
+        best = rho;
+        pick = i;
+      }
+    }
+    if (pick != 0) {
+      std::rotate(candidates.begin(), candidates.begin() + static_cast<long>(pick),
+                  candidates.begin() + static_cast<long>(pick) + 1);
+      std::rotate(realised.begin(), realised.begin() + static_cast<long>(pick),
+                  realised.begin() + static_cast<long>(pick) + 1);
+    }
+  }
   Decision d;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    Allocation a = run.realise(*chosen_shape, candidates[i].plan);
-    PlacementScore s = run.score(a, request.pattern, candidates[i].key.cost, detail == ScoreDetail::Full);
+    if (i > 0 && static_cast<int>(d.alternatives.size()) >= alternatives) break;
+    PlacementScore s =
+        run.score(realised[i], request.pattern, candidates[i].key.cost, detail == ScoreDetail::Full);
     if (i == 0) {
-      d.chosen = {std::move(a), std::move(s)};
-    } else if (static_cast<int>(d.alternatives.size()) < alternatives) {
-      d.alternatives.push_back({std::move(a), std::move(s)});
+      d.chosen = {std::move(realised[i]), std::move(s)};
+    } else {
+      d.alternatives.push_back({std::move(realised[i]), std::move(s)});
     }
   }
   return d;

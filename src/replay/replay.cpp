@@ -191,8 +191,17 @@ class Simulation {
       request.gpus_per_node = job.gpus_per_node;
       request.pattern = options_.rule.pattern_for(job);
       request.waited_s = t - job.submit_s;
+      const double f =
+          options_.model.enabled ? comm_share_of(job, options_.model.comm_shares, options_.seed) : 0.0;
+      // The running jobs' traffic, for a policy that keeps a split job's flows off loaded cables.
+      const RunningTraffic running{
+          .bundles = bundles_,
+          .sharing = sharing_,
+          .demand_scale = options_.model.demand == DemandMode::TimeAveraged ? f : 1.0};
+      const bool communicates = f > 0 && job.nodes >= 2;
       const auto started = std::chrono::steady_clock::now();
-      auto a = policy_.place(PlacementContext{index_, gpus_, frag_, allowed}, request);
+      auto a = policy_.place(
+          PlacementContext{index_, gpus_, frag_, allowed, communicates ? &running : nullptr}, request);
       decision_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       ++result_.decisions;
       if (!a) {
@@ -203,8 +212,6 @@ class Simulation {
       const TrafficMatrix traffic = TrafficMatrix::build(request.pattern, a->gpus);
       std::vector<BundleDemand> demand =
           job.nodes >= 2 ? bundles_.demand(traffic, a->hosts) : std::vector<BundleDemand>{};
-      const double f =
-          options_.model.enabled ? comm_share_of(job, options_.model.comm_shares, options_.seed) : 0.0;
       if (options_.model.demand == DemandMode::TimeAveraged) {
         for (BundleDemand& d : demand) d.gbps *= f;
       }

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Static routing pins every flow to the uplink cable its destination host selects (the
+// host modulo the leaf group's cables, as destination-based forwarding tables deal a
+// leaf's destinations over its uplinks). Which of a leaf group's interchangeable free
+// hosts a split job takes therefore decides which cables its flows share with the
+// running jobs' and with each other: in the lab stream most of a split job's slowdown
+// was other jobs' flows on the same cable, not a bundle too small for it
+// (docs/placement.md, "Cables of a split job").
+#include <algorithm>
+#include <vector>
+
+#include "placement/selector_run.hpp"
+
+namespace fabricfit::selection {
+namespace {
+
+// Candidate host sets tried per decision at most: a split job of 4 hosts in groups of 8
+// needs about 20 per round; a wide job in groups of 32 stops here, keeping what it found.
+constexpr int kMaxTrials = 256;
+constexpr int kMaxRounds = 3;
+
+}  // namespace
+
+double Run::share_beside_running(const CommPattern& pattern, const Allocation& a) const {
+  const RunningTraffic* running = ctx_.running;
+  if (running == nullptr || a.hosts.size() < 2) return 1.0;
+  std::vector<BundleDemand> demand = running->bundles.demand(TrafficMatrix::build(pattern, a.gpus), a.hosts);
+  for (BundleDemand& d : demand) d.gbps *= running->demand_scale;
+  return running->sharing.rho_if_added(demand);
+}
+
+void Run::avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, Allocation& a) const {
+  const RunningTraffic* running = ctx_.running;
+  const int n = static_cast<int>(a.hosts.size());
+  if (running == nullptr || running->bundles.routing() != UplinkRouting::Static || n < 2) return;
+  const LocalityIndex& index = ctx_.index;
+  const auto leaf = [&](int h) { return index.leaf_group_of(h); };
+  if (std::ranges::all_of(a.hosts, [&](int h) { return leaf(h) == leaf(a.hosts.front()); })) return;
+  // Hosts are reordered inside a group below; with as many GPUs on every slot, each host
+  // keeps the count it had.
+  if (std::ranges::any_of(a.gpus, [&](int g) { return g != a.gpus.front(); })) return;
+
+  const TrafficMatrix traffic = TrafficMatrix::build(pattern, a.gpus);
+  if (traffic.inter_node_bytes() <= 0) return;
+  const auto rho_of = [&](const std::vector<int>& hosts) {
+    std::vector<BundleDemand> demand = running->bundles.demand(traffic, hosts);
+    for (BundleDemand& d : demand) d.gbps *= running->demand_scale;
+    return running->sharing.rho_if_added(demand);
+  };
+
+  // Hosts that pick the same cable on every touched group and rail are one choice.
+  std::vector<int> moduli;
+  for (int h : a.hosts) {
+    for (int r = 0; r < index.rails(); ++r) {
+      const int c = running->bundles.cables(leaf(h), r);
+      if (c > 0 && std::ranges::find(moduli, c) == moduli.end()) moduli.push_back(c);
+    }
+  }
+  if (moduli.empty()) return;
+
+  std::vector<int> hosts = a.hosts;
+  double best = rho_of(hosts);
+  int trials = 0;
+  std::vector<int> trial, tried;  // tried: the residues of the candidates for one slot
+  for (int round = 0; round < kMaxRounds && best < 1.0 && trials < kMaxTrials; ++round) {
+    bool improved = false;
+    for (int i = 0; i < n && best < 1.0 && trials < kMaxTrials; ++i) {
+      const int h = hosts[i];
+      const int l = leaf(h);
+      int first = i, last = i + 1;  // the slot's leaf group's run of slots (realise: contiguous)
+      while (first > 0 && leaf(hosts[first - 1]) == l) --first;
+      while (last < n && leaf(hosts[last]) == l) ++last;
+      tried.clear();
+      for (int m : moduli) tried.push_back(h % m);
+      std::vector<int> best_set;
+      for (int c : index.hosts_of(l)) {
+        if (trials >= kMaxTrials) break;
+        if (!eligible(c, shape) || ctx_.gpus.free[c] != ctx_.gpus.free[h] ||
+            ctx_.gpus.total[c] != ctx_.gpus.total[h] || std::ranges::find(hosts, c) != hosts.end())
+          continue;
+        bool seen = false;
+        for (std::size_t k = 0; k < tried.size() && !seen; k += moduli.size()) {
+          seen = true;
+          for (std::size_t m = 0; m < moduli.size(); ++m) seen &= tried[k + m] == c % moduli[m];
+        }
+        if (seen) continue;
+        for (int m : moduli) tried.push_back(c % m);
+        trial = hosts;
+        trial[i] = c;
+        std::sort(trial.begin() + first, trial.begin() + last);  // Slurm ranks a group's hosts ascending
+        ++trials;
+        const double r = rho_of(trial);
+        if (r > best + 1e-9) {
+          best = r;
+          best_set = trial;
+        }
+      }
+      if (!best_set.empty()) {
+        hosts = std::move(best_set);
+        improved = true;
+      }
+    }
+    if (!improved) break;
+  }
+  a.hosts = std::move(hosts);
+}
+
+}  // namespace fabricfit::selection
