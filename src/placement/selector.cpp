@@ -59,11 +59,20 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
   }
   if (steer && candidates.front().plan.size() > 1) {
     // The plan that leaves the job the largest share of its uplinks, among those that
-    // break no more whole leaf groups than the cheapest; ties keep the cost order.
+    // break no more whole leaf groups and use no weaker uplinks than the cheapest: the
+    // share is of this instant, a degraded group's cables stay weak for every job after.
+    // Ties keep the cost order.
+    const auto stretch = [&](const Allocation& a) {
+      double worst = 0;
+      for (int h : a.hosts) worst = std::max(worst, ctx.index.leaf_group(ctx.index.leaf_group_of(h)).stretch);
+      return worst;
+    };
+    const double stretch_cheapest = stretch(realised.front());
     std::size_t pick = 0;
     double best = run.share_beside_running(request.pattern, realised.front());
     for (std::size_t i = 1; i < candidates.size() && best < 1.0; ++i) {
       if (candidates[i].key.whole_leaves_broken > candidates.front().key.whole_leaves_broken) continue;
+      if (stretch(realised[i]) > stretch_cheapest + kShareEpsilon) continue;
       const double rho = run.share_beside_running(request.pattern, realised[i]);
       if (rho > best + kShareEpsilon) {
         best = rho;
