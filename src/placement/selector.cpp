@@ -2,6 +2,8 @@
 #include "placement/selector.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "placement/selector_run.hpp"
 
@@ -45,35 +47,39 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
   }
   if (!chosen_shape) return std::nullopt;
 
-  // Beside running traffic, a split job looks at more plans than it keeps: the cheapest is
-  // not always the one whose uplinks are free.
-  const bool steer = ctx.running != nullptr && chosen_shape->nodes > 1;
+  // Beside running traffic, a job that needs several leaf groups looks at more plans than
+  // it keeps: the cheapest is not always the one whose uplinks are free.
+  const bool steer =
+      ctx.running != nullptr && chosen_shape->nodes > 1 && run.min_leaf_groups(chosen_shape->nodes) > 1;
   auto candidates = run.choose(*chosen_shape, request.pattern,
                                steer ? std::max(alternatives, kSteerPlans - 1) : alternatives);
   if (candidates.empty()) return std::nullopt;
-  std::vector<Allocation> realised;
-  realised.reserve(candidates.size());
-  for (const auto& c : candidates) {
-    realised.push_back(run.realise(*chosen_shape, c.plan));
-    run.avoid_busy_cables(*chosen_shape, request.pattern, realised.back());
-  }
-  if (steer && candidates.front().plan.size() > 1) {
+  // Plans become hosts only when looked at: most steered jobs stop at the cheapest.
+  std::vector<std::optional<Allocation>> realised(candidates.size());
+  const auto hosts_of = [&](std::size_t i) -> Allocation& {
+    if (!realised[i]) {
+      realised[i] = run.realise(*chosen_shape, candidates[i].plan);
+      run.avoid_busy_cables(*chosen_shape, request.pattern, *realised[i]);
+    }
+    return *realised[i];
+  };
+  if (steer) {
     // The plan that leaves the job the largest share of its uplinks, among those that
     // break no more whole leaf groups and use no weaker uplinks than the cheapest: the
     // share is of this instant, a degraded group's cables stay weak for every job after.
     // Ties keep the cost order.
-    const auto stretch = [&](const Allocation& a) {
+    const auto stretch = [&](const selection::Plan& plan) {
       double worst = 0;
-      for (int h : a.hosts) worst = std::max(worst, ctx.index.leaf_group(ctx.index.leaf_group_of(h)).stretch);
+      for (const auto& t : plan) worst = std::max(worst, ctx.index.leaf_group(t.leaf).stretch);
       return worst;
     };
-    const double stretch_cheapest = stretch(realised.front());
+    const double stretch_cheapest = stretch(candidates.front().plan);
     std::size_t pick = 0;
-    double best = run.share_beside_running(request.pattern, realised.front());
+    double best = run.share_beside_running(request.pattern, hosts_of(0));
     for (std::size_t i = 1; i < candidates.size() && best < 1.0; ++i) {
       if (candidates[i].key.whole_leaves_broken > candidates.front().key.whole_leaves_broken) continue;
-      if (stretch(realised[i]) > stretch_cheapest + kShareEpsilon) continue;
-      const double rho = run.share_beside_running(request.pattern, realised[i]);
+      if (stretch(candidates[i].plan) > stretch_cheapest + kShareEpsilon) continue;
+      const double rho = run.share_beside_running(request.pattern, hosts_of(i));
       if (rho > best + kShareEpsilon) {
         best = rho;
         pick = i;
@@ -89,12 +95,12 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
   Decision d;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (i > 0 && static_cast<int>(d.alternatives.size()) >= alternatives) break;
-    PlacementScore s =
-        run.score(realised[i], request.pattern, candidates[i].key.cost, detail == ScoreDetail::Full);
+    Allocation a = std::move(hosts_of(i));
+    PlacementScore s = run.score(a, request.pattern, candidates[i].key.cost, detail == ScoreDetail::Full);
     if (i == 0) {
-      d.chosen = {std::move(realised[i]), std::move(s)};
+      d.chosen = {std::move(a), std::move(s)};
     } else {
-      d.alternatives.push_back({std::move(realised[i]), std::move(s)});
+      d.alternatives.push_back({std::move(a), std::move(s)});
     }
   }
   return d;

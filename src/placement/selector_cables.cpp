@@ -15,7 +15,7 @@ namespace fabricfit::selection {
 namespace {
 
 // Candidate host sets tried per decision at most: a split job of 4 hosts in groups of 8
-// needs about 20 per round; a wide job in groups of 32 stops here, keeping what it found.
+// needs up to 28 per round; a wide job in groups of 32 stops here, keeping what it found.
 constexpr int kMaxTrials = 256;
 constexpr int kMaxRounds = 3;
 
@@ -48,20 +48,21 @@ void Run::avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, A
     return running->sharing.rho_if_added(demand);
   };
 
-  // Hosts that pick the same cable on every touched group and rail are one choice.
-  std::vector<int> moduli;
-  for (int h : a.hosts) {
+  const bool cables = std::ranges::any_of(a.hosts, [&](int h) {
     for (int r = 0; r < index.rails(); ++r) {
-      const int c = running->bundles.cables(leaf(h), r);
-      if (c > 0 && std::ranges::find(moduli, c) == moduli.end()) moduli.push_back(c);
+      if (running->bundles.cables(leaf(h), r) > 0) return true;
     }
-  }
-  if (moduli.empty()) return;
+    return false;
+  });
+  if (!cables) return;
 
   std::vector<int> hosts = a.hosts;
   double best = rho_of(hosts);
   int trials = 0;
-  std::vector<int> trial, tried;  // tried: the residues of the candidates for one slot
+  // Every interchangeable host is tried, even one on the same cable as the host it
+  // replaces: the run is sorted again, and which host comes first in a group (where a
+  // ring's flow from the group before arrives) may change with it.
+  std::vector<int> trial;
   for (int round = 0; round < kMaxRounds && best < 1.0 && trials < kMaxTrials; ++round) {
     bool improved = false;
     for (int i = 0; i < n && best < 1.0 && trials < kMaxTrials; ++i) {
@@ -70,21 +71,12 @@ void Run::avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, A
       int first = i, last = i + 1;  // the slot's leaf group's run of slots (realise: contiguous)
       while (first > 0 && leaf(hosts[first - 1]) == l) --first;
       while (last < n && leaf(hosts[last]) == l) ++last;
-      tried.clear();
-      for (int m : moduli) tried.push_back(h % m);
       std::vector<int> best_set;
       for (int c : index.hosts_of(l)) {
         if (trials >= kMaxTrials) break;
         if (!eligible(c, shape) || ctx_.gpus.free[c] != ctx_.gpus.free[h] ||
             ctx_.gpus.total[c] != ctx_.gpus.total[h] || std::ranges::find(hosts, c) != hosts.end())
           continue;
-        bool seen = false;
-        for (std::size_t k = 0; k < tried.size() && !seen; k += moduli.size()) {
-          seen = true;
-          for (std::size_t m = 0; m < moduli.size(); ++m) seen &= tried[k + m] == c % moduli[m];
-        }
-        if (seen) continue;
-        for (int m : moduli) tried.push_back(c % m);
         trial = hosts;
         trial[i] = c;
         std::sort(trial.begin() + first, trial.begin() + last);  // Slurm ranks a group's hosts ascending

@@ -6,6 +6,7 @@
 // a flow towards host h takes cable h mod 2 out of its source group and into h's group.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -104,6 +105,56 @@ TEST(SelectorRunning, SplitRingTakesTheGroupsWhoseCablesAreFree) {
   ASSERT_TRUE(d);
   EXPECT_EQ(d->chosen.allocation.hosts, (std::vector<int>{4, 9}));
   EXPECT_DOUBLE_EQ(sharing.rho_if_added(demand_of(bundles, d->chosen.allocation)), 1.0);
+}
+
+TEST(SelectorRunning, NoSingleSwapOfInterchangeableHostsLeavesTheJobMore) {
+  // Random states of three groups of 8 hosts with two cables each and three rings
+  // running: once steered, swapping any one host of a split ring for an interchangeable
+  // free one of its group (the group's hosts ranked ascending again) never raises the job's
+  // share. A swap onto the same cable can: it may change which host comes first.
+  World base(FixtureSpec{.leaf_groups = 3, .hosts_per_leaf = 8, .uplinks = 2});
+  const UplinkBundles bundles(base.index, UplinkRouting::Static, &base.fabric);
+  std::mt19937 rng(11);
+  int checked = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    World w(FixtureSpec{.leaf_groups = 3, .hosts_per_leaf = 8, .uplinks = 2});
+    BandwidthSharing sharing(bundles);
+    std::vector<int> changed;
+    for (int j = 0; j < 3; ++j) {
+      const int a = static_cast<int>(rng() % 24), b = static_cast<int>(rng() % 24);
+      if (a / 8 == b / 8) continue;
+      sharing.add(j, demand_of(bundles, Allocation{{std::min(a, b), std::max(a, b)}, {8, 8}}), changed);
+      w.busy(a, 8);
+      w.busy(b, 8);
+    }
+    for (int h = 0; h < 24; ++h) {
+      if (rng() % 3 == 0) w.busy(h, 8);
+    }
+    const RunningTraffic running{.bundles = bundles, .sharing = sharing};
+    PlacementContext ctx = w.ctx();
+    ctx.running = &running;
+    FabricfitSelector steered;
+    const auto d = steered.decide(ctx, ring_of(3 + static_cast<int>(rng() % 6)));
+    if (!d || d->chosen.score.leaf_groups < 2) continue;
+    const auto& a = d->chosen.allocation;
+    const double rho = sharing.rho_if_added(demand_of(bundles, a));
+    ++checked;
+    for (std::size_t i = 0; i < a.hosts.size(); ++i) {
+      const int g = w.index.leaf_group_of(a.hosts[i]);
+      for (int c : w.index.hosts_of(g)) {
+        if (!w.gpus.whole_free(c) || std::ranges::find(a.hosts, c) != a.hosts.end()) continue;
+        Allocation swapped = a;
+        swapped.hosts[i] = c;
+        std::size_t first = i, last = i + 1;
+        while (first > 0 && w.index.leaf_group_of(swapped.hosts[first - 1]) == g) --first;
+        while (last < a.hosts.size() && w.index.leaf_group_of(swapped.hosts[last]) == g) ++last;
+        std::sort(swapped.hosts.begin() + static_cast<long>(first),
+                  swapped.hosts.begin() + static_cast<long>(last));
+        EXPECT_LE(sharing.rho_if_added(demand_of(bundles, swapped)), rho + 1e-9) << "trial " << trial;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
 }
 
 TEST(SelectorRunning, EcmpOrNothingRunningDecidesAsBlind) {
