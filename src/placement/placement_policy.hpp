@@ -19,16 +19,6 @@
 
 namespace fabricfit {
 
-// The uplink traffic of the jobs running now (the run-time model's sharing), for a policy
-// that keeps a split job's flows off the cables other jobs load.
-struct RunningTraffic {
-  const UplinkBundles& bundles;
-  const BandwidthSharing& sharing;
-  // What the job's peak demand counts for on a bundle: its communication share under
-  // time-averaged demand, 1 under peak (as the running jobs' demands were counted).
-  double demand_scale = 1.0;
-};
-
 struct PlacementContext {
   const LocalityIndex& index;
   const GpuState& gpus;

@@ -118,6 +118,24 @@ class BandwidthSharing {
   int over_ = 0;
 };
 
+// The uplink traffic of the jobs running now (their sharing of the bundles), for a policy
+// that keeps a split job's flows off the cables other jobs load and for the locality wait.
+struct RunningTraffic {
+  const UplinkBundles& bundles;
+  const BandwidthSharing& sharing;
+  // What the job's peak demand counts for on a bundle: its communication share under
+  // time-averaged demand, 1 under peak (as the running jobs' demands were counted).
+  double demand_scale = 1.0;
+
+  // The max-min fair share (rho, 1 when it gets all it asks) a job with this traffic on
+  // these hosts, in rank order, would get of its uplinks if it were added now.
+  [[nodiscard]] double share_if_added(const TrafficMatrix& traffic, std::span<const int> hosts) const {
+    std::vector<BundleDemand> demand = bundles.demand(traffic, hosts);
+    for (BundleDemand& d : demand) d.gbps *= demand_scale;
+    return sharing.rho_if_added(demand);
+  }
+};
+
 // Max-min fair level of `capacity` over `demands` (sorted in place): the share cap
 // that gives every demand min(demand, level); +inf when the demands fit.
 [[nodiscard]] double fair_level(std::vector<double>& demands, double capacity);

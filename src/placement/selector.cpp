@@ -55,11 +55,16 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
                                steer ? std::max(alternatives, kSteerPlans - 1) : alternatives);
   if (candidates.empty()) return std::nullopt;
   // Plans become hosts only when looked at: most steered jobs stop at the cheapest.
-  std::vector<std::optional<Allocation>> realised(candidates.size());
-  const auto hosts_of = [&](std::size_t i) -> Allocation& {
+  struct Realised {
+    Allocation allocation;
+    double share = 1.0;  // of its uplinks beside the running jobs
+  };
+  std::vector<std::optional<Realised>> realised(candidates.size());
+  const auto hosts_of = [&](std::size_t i) -> Realised& {
     if (!realised[i]) {
-      realised[i] = run.realise(*chosen_shape, candidates[i].plan);
-      run.avoid_busy_cables(*chosen_shape, request.pattern, *realised[i]);
+      Realised r{run.realise(*chosen_shape, candidates[i].plan)};
+      r.share = run.avoid_busy_cables(*chosen_shape, request.pattern, r.allocation);
+      realised[i] = std::move(r);
     }
     return *realised[i];
   };
@@ -75,11 +80,11 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
     };
     const double stretch_cheapest = stretch(candidates.front().plan);
     std::size_t pick = 0;
-    double best = run.share_beside_running(request.pattern, hosts_of(0));
+    double best = hosts_of(0).share;
     for (std::size_t i = 1; i < candidates.size() && best < 1.0; ++i) {
       if (candidates[i].key.whole_leaves_broken > candidates.front().key.whole_leaves_broken) continue;
       if (stretch(candidates[i].plan) > stretch_cheapest + kShareEpsilon) continue;
-      const double rho = run.share_beside_running(request.pattern, hosts_of(i));
+      const double rho = hosts_of(i).share;
       if (rho > best + kShareEpsilon) {
         best = rho;
         pick = i;
@@ -95,7 +100,7 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
   Decision d;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (i > 0 && static_cast<int>(d.alternatives.size()) >= alternatives) break;
-    Allocation a = std::move(hosts_of(i));
+    Allocation a = std::move(hosts_of(i).allocation);
     PlacementScore s = run.score(a, request.pattern, candidates[i].key.cost, detail == ScoreDetail::Full);
     if (i == 0) {
       d.chosen = {std::move(a), std::move(s)};

@@ -5,7 +5,7 @@
 // hosts a split job takes therefore decides which cables its flows share with the
 // running jobs' and with each other: in the lab stream most of a split job's slowdown
 // was other jobs' flows on the same cable, not a bundle too small for it
-// (docs/placement.md, "Cables of a split job").
+// (docs/placement.md, Selection, "Beside running traffic").
 #include <algorithm>
 #include <vector>
 
@@ -21,32 +21,20 @@ constexpr int kMaxRounds = 3;
 
 }  // namespace
 
-double Run::share_beside_running(const CommPattern& pattern, const Allocation& a) const {
-  const RunningTraffic* running = ctx_.running;
-  if (running == nullptr || a.hosts.size() < 2) return 1.0;
-  std::vector<BundleDemand> demand = running->bundles.demand(TrafficMatrix::build(pattern, a.gpus), a.hosts);
-  for (BundleDemand& d : demand) d.gbps *= running->demand_scale;
-  return running->sharing.rho_if_added(demand);
-}
-
-void Run::avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, Allocation& a) const {
+double Run::avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, Allocation& a) const {
   const RunningTraffic* running = ctx_.running;
   const int n = static_cast<int>(a.hosts.size());
-  if (running == nullptr || running->bundles.routing() != UplinkRouting::Static || n < 2) return;
+  if (running == nullptr || n < 2) return 1.0;
   const LocalityIndex& index = ctx_.index;
   const auto leaf = [&](int h) { return index.leaf_group_of(h); };
-  if (std::ranges::all_of(a.hosts, [&](int h) { return leaf(h) == leaf(a.hosts.front()); })) return;
-  // Hosts are reordered inside a group below; with as many GPUs on every slot, each host
-  // keeps the count it had.
-  if (std::ranges::any_of(a.gpus, [&](int g) { return g != a.gpus.front(); })) return;
+  if (std::ranges::all_of(a.hosts, [&](int h) { return leaf(h) == leaf(a.hosts.front()); })) return 1.0;
 
   const TrafficMatrix traffic = TrafficMatrix::build(pattern, a.gpus);
-  if (traffic.inter_node_bytes() <= 0) return;
-  const auto rho_of = [&](const std::vector<int>& hosts) {
-    std::vector<BundleDemand> demand = running->bundles.demand(traffic, hosts);
-    for (BundleDemand& d : demand) d.gbps *= running->demand_scale;
-    return running->sharing.rho_if_added(demand);
-  };
+  double best = running->share_if_added(traffic, a.hosts);
+  if (best >= 1.0 || running->bundles.routing() != UplinkRouting::Static) return best;
+  // Hosts are reordered inside a group below; with as many GPUs on every slot, each host
+  // keeps the count it had.
+  if (std::ranges::any_of(a.gpus, [&](int g) { return g != a.gpus.front(); })) return best;
 
   const bool cables = std::ranges::any_of(a.hosts, [&](int h) {
     for (int r = 0; r < index.rails(); ++r) {
@@ -54,10 +42,9 @@ void Run::avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, A
     }
     return false;
   });
-  if (!cables) return;
+  if (!cables) return best;
 
   std::vector<int> hosts = a.hosts;
-  double best = rho_of(hosts);
   int trials = 0;
   // Every interchangeable host is tried, even one on the same cable as the host it
   // replaces: the run is sorted again, and which host comes first in a group (where a
@@ -81,7 +68,7 @@ void Run::avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, A
         trial[i] = c;
         std::sort(trial.begin() + first, trial.begin() + last);  // Slurm ranks a group's hosts ascending
         ++trials;
-        const double r = rho_of(trial);
+        const double r = running->share_if_added(traffic, trial);
         if (r > best + 1e-9) {
           best = r;
           best_set = trial;
@@ -95,6 +82,7 @@ void Run::avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, A
     if (!improved) break;
   }
   a.hosts = std::move(hosts);
+  return best;
 }
 
 }  // namespace fabricfit::selection

@@ -48,10 +48,9 @@ class Run {
   // allocation's hosts for interchangeable ones (same leaf group, free and total GPUs)
   // whose uplink cables leave the job the larger fair share. Fragmentation and the traffic
   // between groups stay as they were; so does the rank order (hosts ascending in a group).
-  void avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, Allocation& a) const;
-  // selector_cables.cpp: the job's max-min fair share (rho, 1 when it gets all it asks)
-  // of the uplinks beside the running jobs' traffic; 1 without running traffic.
-  [[nodiscard]] double share_beside_running(const CommPattern& pattern, const Allocation& a) const;
+  // Returns the job's share (rho) of its uplinks on the hosts it leaves beside the running
+  // jobs: 1 without running traffic or when no traffic leaves a leaf group.
+  double avoid_busy_cables(const JobShape& shape, const CommPattern& pattern, Allocation& a) const;
 
   // The score of a realised plan: exact traffic, and (with_frag) fragmentation from the scan.
   PlacementScore score(const Allocation& a, const CommPattern& pattern, double cost, bool with_frag);

@@ -33,8 +33,8 @@ namespace {
 // overlap). Alone, an uplink bundle it overfills slows it by capacity/demand.
 double slowdown_beside(const UplinkBundles& bundles, const CommPattern& pattern, const Allocation& a,
                        double comm_share, const BandwidthSharing& beside) {
-  const TrafficMatrix traffic = TrafficMatrix::build(pattern, a.gpus);
-  return slowdown(comm_share, beside.rho_if_added(bundles.demand(traffic, a.hosts)));
+  const RunningTraffic running{.bundles = bundles, .sharing = beside};
+  return slowdown(comm_share, running.share_if_added(TrafficMatrix::build(pattern, a.gpus), a.hosts));
 }
 
 }  // namespace

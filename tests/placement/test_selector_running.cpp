@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -26,6 +27,16 @@ JobRequest ring_of(int n) {
 
 std::vector<BundleDemand> demand_of(const UplinkBundles& bundles, const Allocation& a) {
   return bundles.demand(TrafficMatrix::build(parse_comm_pattern("ring"), a.gpus), a.hosts);
+}
+
+// A fresh selector's decision for `job` on `w` beside the running jobs in `sharing`.
+std::optional<Decision> decide_beside(const World& w, const UplinkBundles& bundles,
+                                      const BandwidthSharing& sharing, const JobRequest& job) {
+  const RunningTraffic running{.bundles = bundles, .sharing = sharing};
+  PlacementContext ctx = w.ctx();
+  ctx.running = &running;
+  FabricfitSelector steered;
+  return steered.decide(ctx, job);
 }
 
 // Hosts 2 (leaf-01) and 5 (leaf-02) run a ring: 2 -> 5 on cable 1 (leaf-01 up, leaf-02
@@ -55,11 +66,7 @@ TEST_F(TwoGroups, SplitRingTakesTheHostsWhoseCablesAreFree) {
   // Beside it: leaf-02 gives 4 and 6, leaf-01 gives host 1, so the ring 1 -> 4 -> 6 -> 1
   // sends 1 -> 4 on cable 0 out of leaf-01 and into leaf-02, and 6 -> 1 on cable 1 out of
   // leaf-02 and into leaf-01: none of them the running ring's. rho 1.
-  const RunningTraffic running{.bundles = bundles, .sharing = sharing};
-  PlacementContext ctx = world.ctx();
-  ctx.running = &running;
-  FabricfitSelector steered;
-  const auto d = steered.decide(ctx, ring_of(3));
+  const auto d = decide_beside(world, bundles, sharing, ring_of(3));
   ASSERT_TRUE(d);
   EXPECT_EQ(d->chosen.allocation.hosts, (std::vector<int>{1, 4, 6}));
   EXPECT_DOUBLE_EQ(sharing.rho_if_added(demand_of(bundles, d->chosen.allocation)), 1.0);
@@ -67,11 +74,8 @@ TEST_F(TwoGroups, SplitRingTakesTheHostsWhoseCablesAreFree) {
 
 TEST_F(TwoGroups, InsideOneGroupNothingChanges) {
   // Two hosts fit leaf-01 (0, 1): no traffic leaves it, whatever runs beside.
-  const RunningTraffic running{.bundles = bundles, .sharing = sharing};
-  PlacementContext ctx = world.ctx();
-  ctx.running = &running;
-  FabricfitSelector steered, blind;
-  const auto d = steered.decide(ctx, ring_of(2));
+  FabricfitSelector blind;
+  const auto d = decide_beside(world, bundles, sharing, ring_of(2));
   const auto plain = blind.decide(world.ctx(), ring_of(2));
   ASSERT_TRUE(d && plain);
   EXPECT_EQ(d->chosen.allocation.hosts, plain->chosen.allocation.hosts);
@@ -97,11 +101,7 @@ TEST(SelectorRunning, SplitRingTakesTheGroupsWhoseCablesAreFree) {
   EXPECT_EQ(plain->chosen.allocation.hosts, (std::vector<int>{0, 4}));
   EXPECT_DOUBLE_EQ(sharing.rho_if_added(demand_of(bundles, plain->chosen.allocation)), 0.5);
 
-  const RunningTraffic running{.bundles = bundles, .sharing = sharing};
-  PlacementContext ctx = w.ctx();
-  ctx.running = &running;
-  FabricfitSelector steered;
-  const auto d = steered.decide(ctx, ring_of(2));
+  const auto d = decide_beside(w, bundles, sharing, ring_of(2));
   ASSERT_TRUE(d);
   EXPECT_EQ(d->chosen.allocation.hosts, (std::vector<int>{4, 9}));
   EXPECT_DOUBLE_EQ(sharing.rho_if_added(demand_of(bundles, d->chosen.allocation)), 1.0);
@@ -130,11 +130,7 @@ TEST(SelectorRunning, NoSingleSwapOfInterchangeableHostsLeavesTheJobMore) {
     for (int h = 0; h < 24; ++h) {
       if (rng() % 3 == 0) w.busy(h, 8);
     }
-    const RunningTraffic running{.bundles = bundles, .sharing = sharing};
-    PlacementContext ctx = w.ctx();
-    ctx.running = &running;
-    FabricfitSelector steered;
-    const auto d = steered.decide(ctx, ring_of(3 + static_cast<int>(rng() % 6)));
+    const auto d = decide_beside(w, bundles, sharing, ring_of(3 + static_cast<int>(rng() % 6)));
     if (!d || d->chosen.score.leaf_groups < 2) continue;
     const auto& a = d->chosen.allocation;
     const double rho = sharing.rho_if_added(demand_of(bundles, a));
@@ -178,11 +174,7 @@ TEST(SelectorRunning, EcmpOrNothingRunningDecidesAsBlind) {
     FabricfitSelector blind;
     const auto plain = blind.decide(w.ctx(), job);
     for (const BandwidthSharing* s : {&idle, &one}) {
-      const RunningTraffic running{.bundles = s == &idle ? pinned : ecmp, .sharing = *s};
-      PlacementContext ctx = w.ctx();
-      ctx.running = &running;
-      FabricfitSelector steered;
-      const auto d = steered.decide(ctx, job);
+      const auto d = decide_beside(w, s == &idle ? pinned : ecmp, *s, job);
       ASSERT_EQ(d.has_value(), plain.has_value());
       if (!d) continue;
       split += d->chosen.score.leaf_groups > 1 ? 1 : 0;
