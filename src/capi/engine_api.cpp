@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "placement/job_request.hpp"
 #include "placement/locality_index.hpp"
 #include "placement/placement_policy.hpp"
+#include "placement/runtime_model.hpp"
 #include "placement/selector.hpp"
 #include "topology/snapshot.hpp"
 
@@ -184,9 +187,17 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     job.exclusive = request->exclusive != 0;
     job.pattern = fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring");
 
-    const fabricfit::PlacementContext ctx{
-        engine->index, gpus, engine->frag,
-        std::span<const std::uint8_t>(allowed, static_cast<std::size_t>(n))};
+    fabricfit::PlacementContext ctx{engine->index, gpus, engine->frag,
+                                    std::span<const std::uint8_t>(allowed, static_cast<std::size_t>(n))};
+    // The running jobs' sharing is read in place, so the record thread waits for this
+    // decision; their demands are at peak, as the locality wait counts them.
+    const std::lock_guard<std::mutex> lock(engine->running_lock);
+    std::optional<fabricfit::RunningTraffic> running;
+    if (!engine->running.empty()) {
+      running.emplace(fabricfit::RunningTraffic{.bundles = engine->uplink_bundles(),
+                                                .sharing = engine->running_sharing()});
+      ctx.running = &*running;
+    }
     // The fragmentation figures of the score are for explain: placing never reads them.
     const auto decision =
         engine->selector.decide(ctx, job, 0, fabricfit::FabricfitSelector::ScoreDetail::Traffic);
@@ -204,7 +215,21 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     if (s.pods > 0) fmt::format_to(out, " pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
     fmt::format_to(out, " uplink_ms={:.3g}", 1000 * s.max_uplink_load);
     if (!s.bottleneck.empty()) fmt::format_to(out, " busiest_uplink={}", s.bottleneck);
+    if (decision->uplink_share) fmt::format_to(out, " uplink_share={:.3g}", *decision->uplink_share);
     copy_out(std::string_view(line.data(), line.size()), summary, summary_len);
+    return FF_OK;
+  });
+}
+
+int ff_engine_use_routing(ff_engine_t* engine, int static_routing, char* err, size_t err_len) {
+  if (engine == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  return guarded(err, err_len, [&]() -> int {
+    const std::lock_guard<std::mutex> lock(engine->running_lock);
+    engine->use_routing(static_routing != 0 ? fabricfit::UplinkRouting::Static
+                                            : fabricfit::UplinkRouting::Ecmp);
     return FF_OK;
   });
 }

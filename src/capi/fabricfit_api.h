@@ -109,6 +109,9 @@ typedef struct ff_request {
  * allowed[h] nonzero when Slurm offers host h to this job, free_gpus[h] its free GPUs,
  * total_gpus[h] its GPUs. On FF_OK, chosen[0..*nchosen) are hosts in rank order
  * (contiguous per leaf group) and `summary` holds the score as "key=value ..." words.
+ * A job that needs several leaf groups is placed beside the running jobs registered with
+ * ff_engine_running_add (the plan that leaves it the largest share of its uplinks, among
+ * the equally whole and healthy ones: "uplink_share=" in the summary).
  * FF_ENOFIT when nothing fits; FF_EINVAL for a request that makes no sense.
  */
 int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsigned char* allowed,
@@ -215,6 +218,12 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
  * job again replaces it. ff_engine_running_jobs copies up to `max` registered job ids into
  * `ids` and returns how many there are; ff_engine_running_remove forgets one.
  */
+/*
+ * The routing the run-time model assumes (LocalityWaitRouting: 1 static, 0 ECMP) for the
+ * placements and waits that follow. ff_engine_place steers a job it must split away from
+ * the uplinks (and, under static routes, the cables) the registered jobs load.
+ */
+int ff_engine_use_routing(ff_engine_t* engine, int static_routing, char* err, size_t err_len);
 int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request_t* request, const int* hosts,
                           unsigned nhosts, char* err, size_t err_len);
 unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max);

@@ -98,6 +98,7 @@ std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, c
     }
   }
   Decision d;
+  if (steer) d.uplink_share = hosts_of(0).share;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (i > 0 && static_cast<int>(d.alternatives.size()) >= alternatives) break;
     Allocation a = std::move(hosts_of(i).allocation);

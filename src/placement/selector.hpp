@@ -22,6 +22,9 @@ struct ScoredAllocation {
 struct Decision {
   ScoredAllocation chosen;
   std::vector<ScoredAllocation> alternatives;  // the runners-up, best first (for explain)
+  // Set when the choice was steered beside running traffic (a split job, PlacementContext
+  // has it): the max-min share of its uplinks the chosen hosts leave it, 1 = all it asks.
+  std::optional<double> uplink_share;
 };
 
 class FabricfitSelector final : public PlacementPolicy {

@@ -156,6 +156,12 @@ again:
 				      : host_total[host];
 	}
 
+	/* Settings and engine each reload on their own: the engine learns the routing here. */
+	if (ff_engine_use_routing(engine, settings.locality_wait_static_routing, err,
+				  sizeof(err)) != FF_OK) {
+		_fall_back(note, note_len, reason, reason_len, true, err);
+		return false;
+	}
 	rc = ff_engine_place(engine, &request, host_allowed, host_free, host_total, host_chosen,
 			     nchosen, summary, sizeof(summary), err, sizeof(err));
 	if (rc == FF_ENOFIT) {
@@ -167,6 +173,24 @@ again:
 	}
 	snprintf(note, note_len, "placement=fabricfit %s", summary);
 	return true;
+}
+
+/*
+ * Moves the word starting " KEY" (to the next space) from `from` to the end of `to`: the
+ * engine's words the allocation's info line carries too (both lines get `to`).
+ */
+static void _move_word(char *from, const char *key, char *to, size_t to_len)
+{
+	char *at = strstr(from, key), *end;
+	size_t len = strlen(to);
+
+	if (!at)
+		return;
+	end = strchr(at + 1, ' ');
+	if (!end)
+		end = at + strlen(at);
+	snprintf(to + len, to_len - len, "%.*s", (int)(end - at), at);
+	memmove(at, end, strlen(end) + 1);
 }
 
 /* Leaf groups the nodes in node_map span (a node outside the fabric counts as its own). */
@@ -367,7 +391,10 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 			   "Slurm's evaluator refused the fabricfit choice");
 	}
 	if (rc == SLURM_SUCCESS) {
-		/* --switches and the locality wait's verdict: in both log lines. */
+		/* The share kept beside running jobs, --switches and the locality wait's
+		 * verdict: in both log lines. */
+		if (!reason[0])
+			_move_word(note, " uplink_share=", switches, sizeof(switches));
 		_apply_switches(topo_eval, switches, sizeof(switches));
 		ffg_wait_end(topo_eval, saved ? &request : NULL, test_only, switches,
 			     sizeof(switches));

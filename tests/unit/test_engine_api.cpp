@@ -225,6 +225,63 @@ TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
   fs::remove_all(dir);
 }
 
+// A split job is placed beside the registered running jobs (the hand case of
+// test_selector_running.cpp, through the C edge): three leaf groups of 4 hosts with 2
+// uplink cables each, one free host per group (gpu001, gpu005, gpu010), a ring running on
+// gpu003 and gpu008. A 2-host ring must split. Its cheapest plan, gpu001 + gpu005, sends
+// towards gpu001 on the cable of leaf-02 that the running ring's flow towards gpu003
+// fills (static routes: destination mod cables), so gpu005 + gpu010 is taken, whose flows
+// use the other cables. Under ECMP both groups' bundles have room: the cheapest plan.
+TEST(EngineApiPlace, SplitJobIsPlacedOffTheCablesARunningJobFills) {
+  const auto dir = fs::temp_directory_path() / ("ff-engine-beside-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto snap = dir / "fabric.snap";
+  fabricfit::ClosSpec spec;
+  spec.leaves = 3;
+  spec.hosts_per_leaf = 4;
+  spec.uplinks = 2;
+  const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
+  fabricfit::save_snapshot(snap, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
+                           fabricfit::SnapshotInfo{});
+  ff_engine_t* engine = nullptr;
+  char err[512] = "";
+  ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
+  const int n = ff_engine_host_count(engine);
+  ASSERT_EQ(n, 12);
+  const auto h = [&](const char* name) { return ff_engine_host(engine, name); };
+  std::vector<int> free_gpus(n, 0), total(n, 8), chosen(n);
+  for (const char* name : {"gpu001", "gpu005", "gpu010"}) free_gpus[h(name)] = 8;
+  std::vector<unsigned char> allowed(n, 1);
+  ff_request_t ring{2, 2, 8, 0, 0, "ring"};
+  // place ROUTING: the chosen hosts' names and the summary's uplink_share word ("" if none).
+  const auto place = [&](int static_routing) {
+    EXPECT_EQ(ff_engine_use_routing(engine, static_routing, err, sizeof err), FF_OK) << err;
+    unsigned nchosen = 0;
+    char summary[512] = "";
+    EXPECT_EQ(ff_engine_place(engine, &ring, allowed.data(), free_gpus.data(), total.data(), chosen.data(),
+                              &nchosen, summary, sizeof summary, err, sizeof err),
+              FF_OK)
+        << err;
+    std::set<std::string> names;
+    for (unsigned i = 0; i < nchosen; ++i) names.insert(ff_engine_host_name(engine, chosen[i]));
+    const std::string words(summary);
+    const auto at = words.find("uplink_share=");
+    return std::pair{names, at == std::string::npos ? std::string() : words.substr(at)};
+  };
+  const std::set<std::string> cheapest{"gpu001", "gpu005"}, off_busy{"gpu005", "gpu010"};
+  EXPECT_EQ(place(1), std::pair(cheapest, std::string())) << "nothing running: blind";
+
+  const int running[] = {h("gpu003"), h("gpu008")};
+  ASSERT_EQ(ff_engine_running_add(engine, 7, &ring, running, 2, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(place(1), std::pair(off_busy, std::string("uplink_share=1")));
+  EXPECT_EQ(place(0), std::pair(cheapest, std::string("uplink_share=1"))) << "ECMP: room on both bundles";
+  EXPECT_EQ(place(1), std::pair(off_busy, std::string("uplink_share=1"))) << "back to static routes";
+  ff_engine_running_remove(engine, 7);
+  EXPECT_EQ(place(1), std::pair(cheapest, std::string()));
+  ff_engine_free(engine);
+  fs::remove_all(dir);
+}
+
 TEST(EngineApiTres, GpusFromSlurmTresStrings) {
   EXPECT_EQ(ff_tres_gpus("gres/gpu:8"), 8u);
   EXPECT_EQ(ff_tres_gpus("gres/gpu:h100:4"), 4u);
