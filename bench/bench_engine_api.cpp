@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "capi/fabricfit_api.h"
@@ -158,6 +159,79 @@ BENCHMARK(evaluation)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond)
     ->Iterations(1500);
+
+// A split job's placement beside running split jobs (arg 1) against the same placement
+// with none registered (arg 0), under static routes: what steering (selector.cpp,
+// selector_cables.cpp) adds to an evaluation. Rings run between busy hosts of neighbouring
+// leaf groups; the jobs are 6-8 whole hosts, which this state has to split.
+// "steered" is the share of evaluations that looked at the running traffic.
+void split_placement(benchmark::State& state) {
+  static LabEngine lab;
+  const bool beside = state.range(0) != 0;
+  char err[512] = "";
+  if (ff_engine_use_routing(lab.engine, 1, err, sizeof err) != FF_OK) state.SkipWithError(err);
+  if (beside) {
+    std::vector<std::vector<int>> busy(8);
+    for (int h = 0; h < lab.hosts; ++h) {
+      const int g = ff_engine_host_leaf_group(lab.engine, h);
+      if (lab.free[h] == 0 && g >= 0 && g < 8) busy[g].push_back(h);
+    }
+    const ff_request_t ring{2, 2, 8, 0, 0, "ring"};
+    for (int g = 0; g < 8; ++g) {
+      const auto& a = busy[g];
+      const auto& b = busy[(g + 1) % 8];
+      if (a.empty() || b.size() < 2) continue;
+      const int hosts[] = {a[0], b[1]};
+      if (ff_engine_running_add(lab.engine, static_cast<std::uint32_t>(g + 1), &ring, hosts, 2, err,
+                                sizeof err) != FF_OK)
+        state.SkipWithError(err);
+    }
+  } else {
+    for (std::uint32_t id = 1; id <= 8; ++id) ff_engine_running_remove(lab.engine, id);
+  }
+  state.counters["running"] = ff_engine_running_jobs(lab.engine, nullptr, 0);
+  const std::vector<Job> mix{
+      {"gres/gpu:8", 6, "ring"}, {"gres/gpu:8", 7, "alltoall"}, {"gres/gpu:8", 8, "ring"}};
+  ff_settings_t settings{};
+  std::snprintf(settings.default_pattern, sizeof settings.default_pattern, "ring");
+  std::vector<double> us;
+  std::size_t next = 0, steered = 0, placed = 0;
+  for (auto _ : state) {
+    const Job& job = mix[next++ % mix.size()];
+    ff_job_facts_t facts{};
+    facts.tres_per_node = job.tres_per_node.c_str();
+    facts.min_nodes = facts.max_nodes = facts.req_nodes = job.nodes;
+    ff_request_t request{};
+    char summary[512] = "";
+    if (ff_job_request(&facts, &request, err, sizeof err) != FF_OK) state.SkipWithError(err);
+    request.pattern = job.pattern;
+    unsigned n = 0;
+    const double t0 = thread_cpu_us();
+    const int rc =
+        ff_engine_place(lab.engine, &request, lab.allowed.data(), lab.free.data(), lab.total.data(),
+                        lab.chosen.data(), &n, summary, sizeof summary, err, sizeof err);
+    const double t1 = thread_cpu_us();
+    if (rc != FF_OK && rc != FF_ENOFIT) state.SkipWithError(err);
+    if (std::string_view(summary).find("uplink_share=") != std::string_view::npos) ++steered;
+    placed += rc == FF_OK ? 1 : 0;
+    state.SetIterationTime((t1 - t0) * 1e-6);
+    us.push_back(t1 - t0);
+  }
+  state.counters["p50_us"] = percentile(us, 50);
+  state.counters["p99_us"] = percentile(us, 99);
+  const double evaluations = static_cast<double>(std::max<std::size_t>(1, next));
+  state.counters["steered"] = static_cast<double>(steered) / evaluations;
+  state.counters["placed"] = static_cast<double>(placed) / evaluations;
+}
+BENCHMARK(split_placement)
+    ->ArgName("beside")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(1.0)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
 
 }  // namespace
 

@@ -189,8 +189,10 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
 
     fabricfit::PlacementContext ctx{engine->index, gpus, engine->frag,
                                     std::span<const std::uint8_t>(allowed, static_cast<std::size_t>(n))};
-    // The running jobs' sharing is read in place, so the record thread waits for this
-    // decision; their demands are at peak, as the locality wait counts them.
+    // The running jobs' sharing is read in place, under running_lock: its writers (the
+    // record thread, the job-list scan) also hold a slurmctld job lock, which excludes
+    // evaluations today; the mutex keeps that true if they ever stop. Their demands are
+    // at peak, as the locality wait counts them.
     const std::lock_guard<std::mutex> lock(engine->running_lock);
     std::optional<fabricfit::RunningTraffic> running;
     if (!engine->running.empty()) {

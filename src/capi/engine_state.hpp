@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -83,11 +85,11 @@ struct ff_engine {
   // The uplink bundles of the run-time model under the routing LocalityWaitRouting names,
   // built at the first question (running_lock held).
   const fabricfit::UplinkBundles& uplink_bundles() {
-    if (!bundles) bundles.emplace(index, routing, &snapshot.fabric);
+    if (!bundles) bundles = std::make_unique<fabricfit::UplinkBundles>(index, routing, &snapshot.fabric);
     return *bundles;
   }
   fabricfit::BandwidthSharing& running_sharing() {
-    if (!sharing) sharing.emplace(uplink_bundles());
+    if (!sharing) sharing = std::make_unique<fabricfit::BandwidthSharing>(uplink_bundles());
     return *sharing;
   }
   // A job's demands on the bundles (empty: no traffic leaves a leaf group).
@@ -95,26 +97,31 @@ struct ff_engine {
     return uplink_bundles().demand(fabricfit::TrafficMatrix::build(job.pattern, job.gpus), job.hosts);
   }
   // A change of LocalityWaitRouting (a reconfigure) rebuilds the bundles and prices the
-  // running jobs again on them (running_lock held).
+  // running jobs again on them (running_lock held). All is built aside and swapped in, so
+  // a failure (out of memory) leaves the old routing whole.
   void use_routing(fabricfit::UplinkRouting wanted) {
     if (wanted == routing) return;
-    routing = wanted;
-    sharing.reset();  // it refers to the bundles
-    bundles.reset();
+    auto fresh = std::make_unique<fabricfit::UplinkBundles>(index, wanted, &snapshot.fabric);
+    auto shared = std::make_unique<fabricfit::BandwidthSharing>(*fresh);
+    std::vector<std::vector<fabricfit::BundleDemand>> demands;
+    demands.reserve(running.size());
     std::vector<int> changed;
-    for (auto it = running.begin(); it != running.end();) {
-      it->second.demand = demand_of(it->second);
-      if (it->second.demand.empty()) {
-        it = running.erase(it);
-        continue;
-      }
-      running_sharing().add(static_cast<int>(it->first), it->second.demand, changed);
-      ++it;
+    for (const auto& [id, job] : running) {
+      demands.push_back(fresh->demand(fabricfit::TrafficMatrix::build(job.pattern, job.gpus), job.hosts));
+      if (!demands.back().empty()) shared->add(static_cast<int>(id), demands.back(), changed);
     }
+    auto next = demands.begin();
+    for (auto it = running.begin(); it != running.end(); ++next) {
+      it->second.demand = std::move(*next);
+      it = it->second.demand.empty() ? running.erase(it) : std::next(it);
+    }
+    sharing = std::move(shared);
+    bundles = std::move(fresh);
+    routing = wanted;
   }
 
  private:
   fabricfit::UplinkRouting routing = fabricfit::UplinkRouting::Ecmp;
-  std::optional<fabricfit::UplinkBundles> bundles;
-  std::optional<fabricfit::BandwidthSharing> sharing;
+  std::unique_ptr<fabricfit::UplinkBundles> bundles;
+  std::unique_ptr<fabricfit::BandwidthSharing> sharing;  // refers to *bundles
 };

@@ -211,23 +211,24 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
                           ff_wait_advice_t* out, int* hosts, char* err, size_t err_len);
 
 /*
- * The split jobs running now, which the locality wait prices a split beside (peak uplink
+ * The split jobs running now, which placement and the locality wait price a split beside (peak uplink
  * demands; placement/wait_decision.hpp). ff_engine_running_add registers job `job_id` on
  * `hosts` (fabric hosts, `gpus_per_node` GPUs each, or request->total_gpus spread in order)
  * with request->pattern; a job in one leaf group loads no uplink and is not kept. Adding a
  * job again replaces it. ff_engine_running_jobs copies up to `max` registered job ids into
  * `ids` and returns how many there are; ff_engine_running_remove forgets one.
  */
-/*
- * The routing the run-time model assumes (LocalityWaitRouting: 1 static, 0 ECMP) for the
- * placements and waits that follow. ff_engine_place steers a job it must split away from
- * the uplinks (and, under static routes, the cables) the registered jobs load.
- */
-int ff_engine_use_routing(ff_engine_t* engine, int static_routing, char* err, size_t err_len);
 int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request_t* request, const int* hosts,
                           unsigned nhosts, char* err, size_t err_len);
 unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max);
 void ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id);
+
+/*
+ * The routing the run-time model assumes (LocalityWaitRouting: 1 static, 0 ECMP) for the
+ * placements and waits that follow: ff_engine_place steers a job it must split off the
+ * uplinks the registered jobs load (and, under static routes, off their cables).
+ */
+int ff_engine_use_routing(ff_engine_t* engine, int static_routing, char* err, size_t err_len);
 
 /* ---- what the controller tells admins (slurmctld) ---- */
 

@@ -2,8 +2,9 @@
 // `fabricfit explain JOBID`: where a running or finished job landed and what it costs the fabric, in
 // units an admin reads (GB crossing the spines per GB of message, milliseconds per GB
 // on the busiest uplinks, GPUs made unusable), against what fabricfit and topology/tree
-// would choose on the same free GPUs; for a pending job, what it waits for. The cluster
-// comes from Slurm's JSON output (scontrol show job/nodes --json).
+// would choose on the same free GPUs, beside the split jobs running now as slurmctld
+// counts them; for a pending job, what it waits for. The cluster comes from Slurm's JSON
+// output (scontrol show job/nodes --json).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <memory>
@@ -18,7 +19,9 @@
 #include "placement/admin_comment.hpp"
 #include "placement/baselines.hpp"
 #include "placement/fragmentation.hpp"
+#include "placement/runtime_model.hpp"
 #include "placement/selector.hpp"
+#include "placement/traffic_matrix.hpp"
 
 namespace fabricfit::cli {
 namespace {
@@ -48,6 +51,45 @@ std::pair<CommPattern, std::string> job_pattern(const SlurmJob& job, const Expla
   return {
       effective_pattern(nullptr, static_cast<unsigned>(std::max(job.node_count, 1)), site.default_pattern),
       "site default (the job's --comm-pattern is not in Slurm's job record)"};
+}
+
+// The other running jobs on several fabric hosts join `sharing` at peak demand, as
+// topology/fabricfit counts them for placement and the locality wait: GPUs as allocated,
+// the pattern of the placement record, else the site's default. Jobs with a host outside
+// the fabric or without GPUs are left out, as there. Returns how many load the uplinks.
+int add_running_beside(const LocalityIndex& index, const UplinkBundles& bundles, BandwidthSharing& sharing,
+                       const std::vector<SlurmJob>& jobs, const SlurmJob& self, const SiteConfig& site) {
+  int counted = 0;
+  std::vector<int> changed;
+  for (const SlurmJob& j : jobs) {
+    if (j.id == self.id || j.state != "RUNNING" || j.nodes.empty()) continue;
+    const auto names = expand_hostlist(j.nodes);
+    if (names.size() < 2) continue;
+    Allocation a;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const auto h = index.find_host(names[i]);
+      if (!h) break;
+      int g = i < j.gpus_on_node.size() ? j.gpus_on_node[i] : j.gpus_per_node;
+      if (g == 0 && j.total_gpus > 0) g = j.total_gpus / static_cast<int>(names.size());
+      a.hosts.push_back(*h);
+      a.gpus.push_back(g);
+    }
+    if (a.hosts.size() != names.size() || std::ranges::any_of(a.gpus, [](int g) { return g <= 0; })) continue;
+    const std::string recorded = record_value(j.placement_record, "pattern");
+    CommPattern pattern;
+    try {
+      pattern = recorded.empty()
+                    ? effective_pattern(nullptr, static_cast<unsigned>(names.size()), site.default_pattern)
+                    : parse_comm_pattern(recorded);
+    } catch (const PatternError&) {
+      pattern = effective_pattern(nullptr, static_cast<unsigned>(names.size()), site.default_pattern);
+    }
+    const auto demand = bundles.demand(TrafficMatrix::build(pattern, a.gpus), a.hosts);
+    if (demand.empty()) continue;
+    sharing.add(static_cast<int>(j.id), demand, changed);
+    ++counted;
+  }
+  return counted;
 }
 
 json describe(const LocalityIndex& index, const PlacementContext& ctx, const Allocation& a,
@@ -115,6 +157,9 @@ std::string render_placement(const json& p) {
   } else {
     out += "  uplinks      none used: no traffic leaves a leaf group\n";
   }
+  if (p.contains("uplink_share"))
+    out += fmt::format("  beside       the running split jobs it keeps {:.3g} of its uplink demand\n",
+                       p["uplink_share"].get<double>());
   if (p["gpus_made_unusable"].is_number())
     out += fmt::format("  unusable     {:+.1f} GPUs the workload mix can no longer use\n",
                        p["gpus_made_unusable"].get<double>());
@@ -159,6 +204,16 @@ int run_explain(const ExplainOptions& opt) {
   if (!job.placement_record.empty()) out["record"] = record_json(job.placement_record);
   const bool placed = !job.nodes.empty() && job.state != "PENDING";
   const bool ended = placed && has_ended(job);
+  // The split jobs running beside it (not for an ended job: today's are not its own).
+  const UplinkBundles bundles(
+      index, site.locality_wait_static_routing ? UplinkRouting::Static : UplinkRouting::Ecmp, &fabric);
+  BandwidthSharing sharing(bundles);
+  const RunningTraffic running{.bundles = bundles, .sharing = sharing};
+  if (!ended && !job.from_accounting) {
+    const int beside =
+        add_running_beside(index, bundles, sharing, opt.jobs_json.empty() ? read_jobs("") : jobs, job, site);
+    out["running_split_jobs"] = beside;
+  }
   JobRequest request;
   request.pattern = pattern;
   request.exclusive = job.exclusive;
@@ -183,6 +238,9 @@ int run_explain(const ExplainOptions& opt) {
     const PlacementContext ctx{index, gpus, frag};
     out["placement"] = describe(index, ctx, a, pattern, frag);
     out["free_state"] = "now, with this job's GPUs counted free";
+    if (!ended && out["placement"]["leaf_groups"].size() > 1)
+      out["placement"]["uplink_share"] =
+          running.share_if_added(TrafficMatrix::build(pattern, a.gpus), a.hosts);
     if (ended) {
       // The GPUs it made unusable are the controller's number, at its start, if recorded.
       const auto u = record_value(job.placement_record, "unusable_gpus");
@@ -190,7 +248,9 @@ int run_explain(const ExplainOptions& opt) {
       out["free_state"] = "ended: the free GPUs of its start are gone; the placement record has them";
     }
   }
-  const PlacementContext ctx{index, gpus, frag};
+  PlacementContext ctx{index, gpus, frag};
+  // As slurmctld: steered only when split jobs run.
+  if (out.value("running_split_jobs", 0) > 0) ctx.running = &running;
   bool fits = false;
   if (ended) {
     out["note"] = "the job has ended: no alternatives on today's free GPUs";
@@ -199,6 +259,7 @@ int run_explain(const ExplainOptions& opt) {
     if (const auto d = selector.decide(ctx, request, 1)) {
       fits = true;
       out["fabricfit_choice"] = describe(index, ctx, d->chosen.allocation, pattern, frag);
+      if (d->uplink_share) out["fabricfit_choice"]["uplink_share"] = *d->uplink_share;
       if (!d->alternatives.empty())
         out["runner_up"] = describe(index, ctx, d->alternatives.front().allocation, pattern, frag);
     }

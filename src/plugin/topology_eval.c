@@ -184,7 +184,7 @@ static void _move_word(char *from, const char *key, char *to, size_t to_len)
 	char *at = strstr(from, key), *end;
 	size_t len = strlen(to);
 
-	if (!at)
+	if (!at || len + 1 >= to_len)
 		return;
 	end = strchr(at + 1, ' ');
 	if (!end)

@@ -11,6 +11,7 @@
 #  (b) with a 2-node ring running on gpu003 + gpu008 instead (the same hosts busy), the
 #      same job takes another pair, one that `fabricfit slowdown` prices faster beside the
 #      running ring, and slurmctld logs the share of its uplinks it keeps (uplink_share=);
+#  `fabricfit explain` of each counts the same running jobs and chooses as slurmctld did;
 #  (c) after slurmctld re-executes (a reconfigure) with the ring still running, the same
 #      job is steered the same way.
 set -u
@@ -22,7 +23,7 @@ ff=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
 [ -x "$ff" ] || ff=$(command -v fabricfit) || skip_all "no fabricfit CLI (set FABRICFIT_BIN)"
 make_tmpdir ff-test-steer || { fail "mktemp"; done_testing; }
 lab=$TEST_TMPDIR/lab
-port=$(pick_ports 8)
+port=$(pick_ports 16)  # slurmctld, and one slurmd port per node
 printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,bf_resolution=1,sched_interval=5\n' \
   > "$TEST_TMPDIR/extra.conf"
 if ! lab_up "$lab" --nodes 12 --leaves 3 --spines 2 --uplinks 2 --gpus 2 --ctld-port "$port" \
@@ -45,7 +46,7 @@ submit() { sbatch --parsable -o /dev/null --gpus-per-node=2 "$@"; }
 running() { [ "$(job_state "$1")" = RUNNING ]; }
 nodes_of() { scontrol show hostnames "$(job_field "$1" NodeList)" | paste -sd, -; }
 clear_jobs() {
-  scancel -u root 2> /dev/null
+  scancel -u "$(id -un)" 2> /dev/null
   wait_for 30 bash -c '[ -z "$(squeue -h)" ] && [ "$(sinfo -h -t idle -o %D)" = 12 ]'
 }
 # busy NODE...: a long one-host job on each.
@@ -65,13 +66,18 @@ place_ring() {
 }
 # slowdown NODES: the model's slowdown of a ring on NODES beside the ring on gpu003+gpu008.
 mkdir -p "$TEST_TMPDIR/running"
-printf '{"job": "1", "nodes": "gpu[003,008]", "pattern": "ring", "comm_share": 0.5}' \
+printf '{"job": "1", "nodes": "gpu[003,008]", "gpus_per_node": 2, "pattern": "ring", "comm_share": 0.5}' \
   > "$TEST_TMPDIR/running/1.json"
 slowdown() {
   "$ff" slowdown "$lab/fabric.snapshot" --nodes "$1" --pattern ring --gpus-per-node 2 --comm-share 0.5 \
     --running "$TEST_TMPDIR/running" --routing static --demand peak -q
 }
 fewer() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b - 1e-9) }'; }
+# explain_is JOB WHAT: `fabricfit explain JOB --json` asserts WHAT (Python on e, the JSON).
+explain_is() {
+  "$ff" explain "$1" --conf "$lab/fabricfit.conf" --json > "$TEST_TMPDIR/explain.json" 2>&1 &&
+    python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); assert '"$2"', e' "$TEST_TMPDIR/explain.json"
+}
 
 # --- (a) the same hosts busy, nothing split running: the blind choice.
 others=(gpu002 gpu004 gpu006 gpu007 gpu009 gpu011 gpu012)
@@ -83,15 +89,29 @@ check "(a) the ring $blind_job split over two of the free hosts: $blind" \
 check "(a) no running traffic: no uplink_share in the placement note" \
   wait_for 5 bash -c 'grep "eval_nodes JobId=$1 " "$2" | grep -q "placement=fabricfit" &&
            ! grep "eval_nodes JobId=$1 " "$2" | grep -q uplink_share' _ "$blind_job" "$ctld_log"
+check "(a) fabricfit explain: no split job running, its choice what slurmctld chose" \
+  explain_is "$blind_job" 'e["running_split_jobs"] == 0 and e["fabricfit_choice"]["nodes"] == "gpu[001,005]" and "uplink_share" not in e["fabricfit_choice"]'
 clear_jobs
 
-# --- (b) a ring running on gpu003 + gpu008: the same job is steered off its cables.
+# --- (b) a ring running on gpu003 + gpu008: the same job is steered off its cables. The
+# ring is placed by fabricfit (the only free hosts), so its placement record counts it;
+# then gpu001, gpu005 and gpu010 free up.
 busy "${others[@]}" || done_testing
-ring=$(submit -N 2 -t 30 -w gpu003,gpu008 --wrap 'sleep 600')
-check "the running ring $ring is on gpu003 + gpu008" wait_for 15 running "$ring"
-# A -w job is Slurm's placement: the plugin counts it at its next scan of the job list
-# (every 10 s).
-sleep 12
+holders=()
+for n in gpu001 gpu005 gpu010; do holders+=("$(submit -t 30 -w "$n" --wrap 'sleep 600')"); done
+for j in "${holders[@]}"; do wait_for 20 running "$j" || { fail "holder $j did not start"; done_testing; }; done
+ring=$(submit -N 2 -t 30 --wrap 'sleep 600')
+wait_for 15 running "$ring" || { fail "the running ring $ring started" "state $(job_state "$ring")"; done_testing; }
+check "the running ring $ring is on gpu003 + gpu008" test "$(nodes_of "$ring")" = gpu003,gpu008
+check "fabricfit placed it (its record counts it among the split jobs)" \
+  wait_for 5 grep -q "eval_nodes JobId=$ring .*placement=fabricfit" "$ctld_log"
+scancel "${holders[@]}"
+# Gone from squeue too: a node whose job still completes is idle to sinfo, not to Slurm's
+# selection.
+check "gpu001, gpu005 and gpu010 free" \
+  wait_for 30 bash -c '[ -z "$(squeue -h -j "$1")" ] && [ "$(sinfo -h -t idle -o %N)" = "gpu[001,005,010]" ]' \
+  _ "$(IFS=,; echo "${holders[*]}")"
+
 steered_job=$(place_ring) || done_testing
 steered=$(nodes_of "$steered_job")
 s_blind=$(slowdown "$blind")
@@ -100,6 +120,8 @@ check "(b) the ring $steered_job took $steered, not the blind choice $blind" tes
 check "(b) the model prices it faster beside the running ring: $s_steered < $s_blind" fewer "$s_steered" "$s_blind"
 check "(b) slurmctld logged the share it keeps: uplink_share=1" \
   wait_for 5 grep -q "eval_nodes JobId=$steered_job .*placement=fabricfit .*uplink_share=1\b" "$ctld_log"
+check "(b) fabricfit explain counts the running ring and chooses what slurmctld did, keeping all it asks" \
+  explain_is "$steered_job" 'e["running_split_jobs"] == 1 and e["fabricfit_choice"]["nodes"] == "gpu[005,010]" and e["fabricfit_choice"]["uplink_share"] == 1 and e["placement"]["uplink_share"] == 1'
 scancel "$steered_job"
 wait_for 20 bash -c '[ -z "$(squeue -h -j '"$steered_job"' 2>/dev/null)" ]'
 
@@ -113,7 +135,6 @@ check "(c) the new controller counts the running ring from Slurm's job list" \
   wait_for 30 grep -q "locality wait: 1 of the 1 jobs running on several nodes counted" "$ctld_log"
 check "(c) gpu001, gpu005 and gpu010 free again" \
   wait_for 30 bash -c '[ "$(sinfo -h -t idle -o %N)" = "gpu[001,005,010]" ]'
-sleep 3
 again=$(place_ring) || done_testing
 check "(c) the ring $again is steered as before: $(nodes_of "$again")" test "$(nodes_of "$again")" = "$steered"
 clear_jobs

@@ -53,6 +53,30 @@ class EngineApi : public ::testing::Test {
   std::vector<unsigned char> allowed_;
 };
 
+// An engine on a generated fabric, in a directory of its own that goes with it.
+struct GeneratedEngine {
+  GeneratedEngine(const fabricfit::ClosSpec& spec, const std::string& tag)
+      : dir(fs::temp_directory_path() / ("ff-engine-" + tag + "-" + std::to_string(::getpid()))) {
+    fs::create_directories(dir);
+    const auto snap = dir / "fabric.snap";
+    const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
+    fabricfit::save_snapshot(snap, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
+                             fabricfit::SnapshotInfo{});
+    char err[512] = "";
+    if (ff_engine_load(snap.c_str(), &engine, err, sizeof err) != FF_OK) ADD_FAILURE() << err;
+  }
+  GeneratedEngine(const GeneratedEngine&) = delete;
+  GeneratedEngine& operator=(const GeneratedEngine&) = delete;
+  ~GeneratedEngine() {
+    ff_engine_free(engine);
+    fs::remove_all(dir);
+  }
+  [[nodiscard]] int host(const char* name) const { return ff_engine_host(engine, name); }
+
+  fs::path dir;
+  ff_engine_t* engine = nullptr;
+};
+
 }  // namespace
 
 TEST_F(EngineApi, FindsSlurmNodesAndRanksThemByLeafGroup) {
@@ -174,22 +198,17 @@ TEST(EngineApiLoad, BadSnapshotIsRefusedWithItsName) {
 // slowdown 1 + f). ECMP spreads them over both cables: no slowdown. The running job is
 // priced again when the setting changes, both ways.
 TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
-  const auto dir = fs::temp_directory_path() / ("ff-engine-routing-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const auto snap = dir / "fabric.snap";
   fabricfit::ClosSpec spec;
   spec.leaves = 2;
   spec.hosts_per_leaf = 4;
   spec.uplinks = 2;
-  const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
-  fabricfit::save_snapshot(snap, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
-                           fabricfit::SnapshotInfo{});
-  ff_engine_t* engine = nullptr;
+  const GeneratedEngine generated(spec, "routing");
+  ff_engine_t* engine = generated.engine;
+  ASSERT_NE(engine, nullptr);
   char err[512] = "";
-  ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
   const int n = ff_engine_host_count(engine);
   ASSERT_EQ(n, 8);
-  const auto h = [&](const char* name) { return ff_engine_host(engine, name); };
+  const auto h = [&](const char* name) { return generated.host(name); };
   ff_request_t req{2, 2, 8, 16, 0, "ring"};
   const int running[] = {h("gpu001"), h("gpu005")};
   ASSERT_EQ(ff_engine_running_add(engine, 41, &req, running, 2, err, sizeof err), FF_OK) << err;
@@ -221,8 +240,6 @@ TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
   // Alone (the running job gone), static routes do not collide: one flow per cable.
   ff_engine_running_remove(engine, 41);
   EXPECT_NEAR(slowdown(1), 1.0, 1e-9);
-  ff_engine_free(engine);
-  fs::remove_all(dir);
 }
 
 // A split job is placed beside the registered running jobs (the hand case of
@@ -233,22 +250,17 @@ TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
 // fills (static routes: destination mod cables), so gpu005 + gpu010 is taken, whose flows
 // use the other cables. Under ECMP both groups' bundles have room: the cheapest plan.
 TEST(EngineApiPlace, SplitJobIsPlacedOffTheCablesARunningJobFills) {
-  const auto dir = fs::temp_directory_path() / ("ff-engine-beside-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const auto snap = dir / "fabric.snap";
   fabricfit::ClosSpec spec;
   spec.leaves = 3;
   spec.hosts_per_leaf = 4;
   spec.uplinks = 2;
-  const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
-  fabricfit::save_snapshot(snap, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
-                           fabricfit::SnapshotInfo{});
-  ff_engine_t* engine = nullptr;
+  const GeneratedEngine generated(spec, "beside");
+  ff_engine_t* engine = generated.engine;
+  ASSERT_NE(engine, nullptr);
   char err[512] = "";
-  ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
   const int n = ff_engine_host_count(engine);
   ASSERT_EQ(n, 12);
-  const auto h = [&](const char* name) { return ff_engine_host(engine, name); };
+  const auto h = [&](const char* name) { return generated.host(name); };
   std::vector<int> free_gpus(n, 0), total(n, 8), chosen(n);
   for (const char* name : {"gpu001", "gpu005", "gpu010"}) free_gpus[h(name)] = 8;
   std::vector<unsigned char> allowed(n, 1);
@@ -278,8 +290,6 @@ TEST(EngineApiPlace, SplitJobIsPlacedOffTheCablesARunningJobFills) {
   EXPECT_EQ(place(1), std::pair(off_busy, std::string("uplink_share=1"))) << "back to static routes";
   ff_engine_running_remove(engine, 7);
   EXPECT_EQ(place(1), std::pair(cheapest, std::string()));
-  ff_engine_free(engine);
-  fs::remove_all(dir);
 }
 
 TEST(EngineApiTres, GpusFromSlurmTresStrings) {
