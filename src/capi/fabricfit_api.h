@@ -182,7 +182,6 @@ typedef struct ff_wait_facts {
   double time_limit_s; /* the job's time limit; 0: none (the job never waits) */
   double comm_share;   /* LocalityWaitCommShare */
   double cap_s;        /* LocalityWaitMax; 0: never waits */
-  int static_routing;  /* LocalityWaitRouting=static: the model routes flows per cable */
 } ff_wait_facts_t;
 
 typedef struct ff_wait_advice {
@@ -203,7 +202,8 @@ typedef struct ff_wait_advice {
  * Per fabric host: usable[h] nonzero when the job may ever run on h (its partition, up,
  * not excluded), free_gpus/total_gpus now, host_free_at[h] when the jobs on h reach
  * their time limits (<= now: none). `hosts` (ff_engine_host_count() entries) receives
- * the hosts it expects. FF_OK with `out` filled; FF_EINVAL on bad arguments.
+ * the hosts it expects. The run-time model routes as ff_engine_use_routing last said (ECMP
+ * until then). FF_OK with `out` filled; FF_EINVAL on bad arguments.
  */
 int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, const int* placed,
                           unsigned nplaced, const unsigned char* usable, const int* free_gpus,

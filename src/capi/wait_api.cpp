@@ -59,10 +59,9 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
                                  .time_limit_s = facts->time_limit_s,
                                  .comm_share = facts->comm_share,
                                  .cap_s = facts->cap_s};
-    // The running jobs' sharing is read in place (its what-if query changes nothing).
+    // The running jobs' sharing is read in place (its what-if query changes nothing), on
+    // the routing ff_engine_use_routing last set.
     const std::lock_guard<std::mutex> lock(engine->running_lock);
-    engine->use_routing(facts->static_routing != 0 ? fabricfit::UplinkRouting::Static
-                                                   : fabricfit::UplinkRouting::Ecmp);
     const auto d = fabricfit::decide_locality_wait(
         engine->index, engine->uplink_bundles(), gpus,
         std::span<const double>(host_free_at, static_cast<std::size_t>(n)),

@@ -328,7 +328,6 @@ extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request
 	facts.time_limit_s = _limit_s(job_ptr);
 	facts.comm_share = settings.locality_wait_comm_share;
 	facts.cap_s = settings.locality_wait_max_s;
-	facts.static_routing = settings.locality_wait_static_routing;
 	if (ff_engine_wait_advice(engine, request, placed, n, usable, host_free, host_total,
 				  free_at, &facts, &advice, expected, err, sizeof(err)) != FF_OK) {
 		snprintf(note + len, note_len - len, " locality-wait=error reason=\"%s\"", err);

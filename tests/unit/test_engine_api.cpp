@@ -225,7 +225,7 @@ TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
     facts.time_limit_s = 3600;
     facts.comm_share = 0.3;
     facts.cap_s = 3600;
-    facts.static_routing = static_routing;
+    EXPECT_EQ(ff_engine_use_routing(engine, static_routing, err, sizeof err), FF_OK) << err;
     ff_wait_advice_t advice{};
     EXPECT_EQ(ff_engine_wait_advice(engine, &req, placed, 2, usable.data(), free_gpus.data(), total.data(),
                                     free_at.data(), &facts, &advice, hosts.data(), err, sizeof err),
