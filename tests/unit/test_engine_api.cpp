@@ -53,6 +53,15 @@ class EngineApi : public ::testing::Test {
   std::vector<unsigned char> allowed_;
 };
 
+// A two-tier fabric of `leaves` leaf groups of `hosts` hosts, `uplinks` cables up from each.
+fabricfit::ClosSpec clos(int leaves, int hosts, int uplinks) {
+  fabricfit::ClosSpec spec;
+  spec.leaves = leaves;
+  spec.hosts_per_leaf = hosts;
+  spec.uplinks = uplinks;
+  return spec;
+}
+
 // An engine on a generated fabric, in a directory of its own that goes with it.
 struct GeneratedEngine {
   GeneratedEngine(const fabricfit::ClosSpec& spec, const std::string& tag)
@@ -198,17 +207,13 @@ TEST(EngineApiLoad, BadSnapshotIsRefusedWithItsName) {
 // slowdown 1 + f). ECMP spreads them over both cables: no slowdown. The running job is
 // priced again when the setting changes, both ways.
 TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
-  fabricfit::ClosSpec spec;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 4;
-  spec.uplinks = 2;
-  const GeneratedEngine generated(spec, "routing");
+  const GeneratedEngine generated(clos(2, 4, 2), "routing");
   ff_engine_t* engine = generated.engine;
   ASSERT_NE(engine, nullptr);
-  char err[512] = "";
   const int n = ff_engine_host_count(engine);
   ASSERT_EQ(n, 8);
   const auto h = [&](const char* name) { return generated.host(name); };
+  char err[512] = "";
   ff_request_t req{2, 2, 8, 16, 0, "ring"};
   const int running[] = {h("gpu001"), h("gpu005")};
   ASSERT_EQ(ff_engine_running_add(engine, 41, &req, running, 2, err, sizeof err), FF_OK) << err;
@@ -250,17 +255,13 @@ TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
 // fills (static routes: destination mod cables), so gpu005 + gpu010 is taken, whose flows
 // use the other cables. Under ECMP both groups' bundles have room: the cheapest plan.
 TEST(EngineApiPlace, SplitJobIsPlacedOffTheCablesARunningJobFills) {
-  fabricfit::ClosSpec spec;
-  spec.leaves = 3;
-  spec.hosts_per_leaf = 4;
-  spec.uplinks = 2;
-  const GeneratedEngine generated(spec, "beside");
+  const GeneratedEngine generated(clos(3, 4, 2), "beside");
   ff_engine_t* engine = generated.engine;
   ASSERT_NE(engine, nullptr);
-  char err[512] = "";
   const int n = ff_engine_host_count(engine);
   ASSERT_EQ(n, 12);
   const auto h = [&](const char* name) { return generated.host(name); };
+  char err[512] = "";
   std::vector<int> free_gpus(n, 0), total(n, 8), chosen(n);
   for (const char* name : {"gpu001", "gpu005", "gpu010"}) free_gpus[h(name)] = 8;
   std::vector<unsigned char> allowed(n, 1);
