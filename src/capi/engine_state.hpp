@@ -93,8 +93,12 @@ struct ff_engine {
     return *sharing;
   }
   // A job's demands on the bundles (empty: no traffic leaves a leaf group).
+  static std::vector<fabricfit::BundleDemand> demand_on(const fabricfit::UplinkBundles& on,
+                                                        const RunningJob& job) {
+    return on.demand(fabricfit::TrafficMatrix::build(job.pattern, job.gpus), job.hosts);
+  }
   std::vector<fabricfit::BundleDemand> demand_of(const RunningJob& job) {
-    return uplink_bundles().demand(fabricfit::TrafficMatrix::build(job.pattern, job.gpus), job.hosts);
+    return demand_on(uplink_bundles(), job);
   }
   // A change of LocalityWaitRouting (a reconfigure) rebuilds the bundles and prices the
   // running jobs again on them (running_lock held). All is built aside and swapped in, so
@@ -107,7 +111,7 @@ struct ff_engine {
     demands.reserve(running.size());
     std::vector<int> changed;
     for (const auto& [id, job] : running) {
-      demands.push_back(fresh->demand(fabricfit::TrafficMatrix::build(job.pattern, job.gpus), job.hosts));
+      demands.push_back(demand_on(*fresh, job));
       if (!demands.back().empty()) shared->add(static_cast<int>(id), demands.back(), changed);
     }
     auto next = demands.begin();

@@ -14,7 +14,6 @@
 #include "cli/placement_input.hpp"
 #include "cli/slurm_cluster.hpp"
 #include "common/hostlist.hpp"
-#include "common/hostlist_expand.hpp"
 #include "common/site_config.hpp"
 #include "placement/admin_comment.hpp"
 #include "placement/baselines.hpp"
@@ -41,12 +40,7 @@ struct ExplainOptions {
 // ("... pattern=ring"), else --pattern, else the site's rule for its node count.
 std::pair<CommPattern, std::string> job_pattern(const SlurmJob& job, const ExplainOptions& opt,
                                                 const SiteConfig& site) {
-  if (const auto value = record_value(job.placement_record, "pattern"); !value.empty()) {
-    try {
-      return {parse_comm_pattern(value), "placement record"};
-    } catch (const PatternError&) {
-    }
-  }
+  if (const auto recorded = recorded_pattern(job)) return {*recorded, "placement record"};
   if (!opt.pattern.empty()) return {parse_comm_pattern(opt.pattern), "--pattern"};
   return {
       effective_pattern(nullptr, static_cast<unsigned>(std::max(job.node_count, 1)), site.default_pattern),
@@ -63,28 +57,11 @@ int add_running_beside(const LocalityIndex& index, const UplinkBundles& bundles,
   std::vector<int> changed;
   for (const SlurmJob& j : jobs) {
     if (j.id == self.id || j.state != "RUNNING" || j.nodes.empty()) continue;
-    const auto names = expand_hostlist(j.nodes);
-    if (names.size() < 2) continue;
-    Allocation a;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const auto h = index.find_host(names[i]);
-      if (!h) break;
-      int g = i < j.gpus_on_node.size() ? j.gpus_on_node[i] : j.gpus_per_node;
-      if (g == 0 && j.total_gpus > 0) g = j.total_gpus / static_cast<int>(names.size());
-      a.hosts.push_back(*h);
-      a.gpus.push_back(g);
-    }
-    if (a.hosts.size() != names.size() || std::ranges::any_of(a.gpus, [](int g) { return g <= 0; })) continue;
-    const std::string recorded = record_value(j.placement_record, "pattern");
-    CommPattern pattern;
-    try {
-      pattern = recorded.empty()
-                    ? effective_pattern(nullptr, static_cast<unsigned>(names.size()), site.default_pattern)
-                    : parse_comm_pattern(recorded);
-    } catch (const PatternError&) {
-      pattern = effective_pattern(nullptr, static_cast<unsigned>(names.size()), site.default_pattern);
-    }
-    const auto demand = bundles.demand(TrafficMatrix::build(pattern, a.gpus), a.hosts);
+    const auto a = allocation_of(index, j);
+    if (!a || a->hosts.size() < 2 || std::ranges::any_of(a->gpus, [](int g) { return g <= 0; })) continue;
+    const CommPattern pattern = recorded_pattern(j).value_or(
+        effective_pattern(nullptr, static_cast<unsigned>(a->hosts.size()), site.default_pattern));
+    const auto demand = bundles.demand(TrafficMatrix::build(pattern, a->gpus), a->hosts);
     if (demand.empty()) continue;
     sharing.add(static_cast<int>(j.id), demand, changed);
     ++counted;
@@ -221,16 +198,13 @@ int run_explain(const ExplainOptions& opt) {
   request.gpus_per_node = job.gpus_per_node;
   if (request.gpus_per_node == 0) request.total_gpus = job.total_gpus;
   if (placed) {
-    Allocation a;
-    const auto names = expand_hostlist(job.nodes);
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const auto h = index.find_host(names[i]);
-      if (!h) throw std::invalid_argument(fmt::format("{} of job {} is not in the fabric", names[i], job.id));
-      a.hosts.push_back(*h);
-      int g = i < job.gpus_on_node.size() ? job.gpus_on_node[i] : job.gpus_per_node;
-      if (g == 0 && job.total_gpus > 0) g = job.total_gpus / static_cast<int>(names.size());
-      a.gpus.push_back(g);
-      if (!ended) gpus.free[*h] = std::min(gpus.total[*h], gpus.free[*h] + g);  // the state before the job
+    std::string missing;
+    const auto held = allocation_of(index, job, &missing);
+    if (!held) throw std::invalid_argument(fmt::format("{} of job {} is not in the fabric", missing, job.id));
+    const Allocation& a = *held;
+    for (std::size_t i = 0; i < a.hosts.size() && !ended; ++i) {
+      const int h = a.hosts[i];
+      gpus.free[h] = std::min(gpus.total[h], gpus.free[h] + a.gpus[i]);  // the state before the job
     }
     request.min_nodes = static_cast<int>(a.hosts.size());
     if (request.gpus_per_node == 0 && request.total_gpus == 0)

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 
-#include "common/hostlist_expand.hpp"
 #include "placement/fragmentation.hpp"
 
 namespace fabricfit::cli {
@@ -17,31 +16,17 @@ struct Event {
   std::size_t job;
 };
 
-// The GPUs a job holds per fabric host, as its record says.
-std::vector<std::pair<int, int>> job_gpus(const LocalityIndex& index, const SlurmJob& j) {
-  std::vector<std::pair<int, int>> out;
-  const auto names = expand_hostlist(j.nodes);
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const auto h = index.find_host(names[i]);
-    if (!h) return {};
-    int g = i < j.gpus_on_node.size() ? j.gpus_on_node[i] : j.gpus_per_node;
-    if (g == 0 && j.total_gpus > 0) g = j.total_gpus / static_cast<int>(names.size());
-    out.emplace_back(*h, g);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<FragPoint> frag_history(const LocalityIndex& index, const std::vector<int>& total,
                                     const std::vector<SlurmJob>& jobs, std::size_t max_points) {
-  std::vector<std::vector<std::pair<int, int>>> held(jobs.size());
+  std::vector<Allocation> held(jobs.size());  // empty: a host outside the fabric
   std::vector<Event> events;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     const SlurmJob& j = jobs[k];
     if (j.nodes.empty() || j.start_time <= 0 || j.state == "PENDING") continue;
-    held[k] = job_gpus(index, j);
-    if (held[k].empty()) continue;
+    held[k] = allocation_of(index, j).value_or(Allocation{});
+    if (held[k].hosts.empty()) continue;
     events.push_back({j.start_time, +1, k});
     const bool running = j.state == "RUNNING" || j.state == "SUSPENDED" || j.state == "COMPLETING";
     if (!running && j.end_time >= j.start_time) events.push_back({j.end_time, -1, k});
@@ -56,7 +41,8 @@ std::vector<FragPoint> frag_history(const LocalityIndex& index, const std::vecto
   GpuState state{total, total};
   std::vector<FragPoint> points;
   for (std::size_t e = 0; e < events.size(); ++e) {
-    for (const auto& [h, g] : held[events[e].job]) state.free[h] -= events[e].sign * g;
+    const Allocation& a = held[events[e].job];
+    for (std::size_t i = 0; i < a.hosts.size(); ++i) state.free[a.hosts[i]] -= events[e].sign * a.gpus[i];
     if (e + 1 < events.size() && events[e + 1].time == events[e].time) continue;  // one point per moment
     GpuState clamped = state;
     for (std::size_t h = 0; h < clamped.free.size(); ++h)

@@ -4,20 +4,13 @@
 #include <fmt/format.h>
 
 #include "common/hostlist_expand.hpp"
-#include "placement/admin_comment.hpp"
 #include "placement/placement_score.hpp"
 
 namespace fabricfit::cli {
 namespace {
 
 CommPattern pattern_of(const SlurmJob& job) {
-  if (const auto p = record_value(job.placement_record, "pattern"); !p.empty()) {
-    try {
-      return parse_comm_pattern(p);
-    } catch (const PatternError&) {
-    }
-  }
-  return CommPattern{PatternKind::Ring};
+  return recorded_pattern(job).value_or(CommPattern{PatternKind::Ring});
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/hostlist_expand.hpp"
 #include "placement/admin_comment.hpp"
 
 namespace fabricfit::cli {
@@ -276,6 +277,34 @@ std::vector<SlurmJob> read_jobs(const std::string& file, const std::string& job_
     if (live_error.empty()) throw;
     throw SlurmError(fmt::format("{}; {}", live_error, history.what()));
   }
+}
+
+std::optional<CommPattern> recorded_pattern(const SlurmJob& job) {
+  const std::string value = record_value(job.placement_record, "pattern");
+  if (value.empty()) return std::nullopt;
+  try {
+    return parse_comm_pattern(value);
+  } catch (const PatternError&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<Allocation> allocation_of(const LocalityIndex& index, const SlurmJob& job,
+                                        std::string* missing) {
+  const auto names = expand_hostlist(job.nodes);
+  Allocation a;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto h = index.find_host(names[i]);
+    if (!h) {
+      if (missing != nullptr) *missing = names[i];
+      return std::nullopt;
+    }
+    int g = i < job.gpus_on_node.size() ? job.gpus_on_node[i] : job.gpus_per_node;
+    if (g == 0 && job.total_gpus > 0) g = job.total_gpus / static_cast<int>(names.size());
+    a.hosts.push_back(*h);
+    a.gpus.push_back(g);
+  }
+  return a;
 }
 
 GpuState gpu_state_of(const LocalityIndex& index, const std::vector<SlurmNode>& nodes,

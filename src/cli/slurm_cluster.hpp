@@ -5,12 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "placement/comm_pattern.hpp"
 #include "placement/gpu_state.hpp"
+#include "placement/job_request.hpp"
 #include "placement/locality_index.hpp"
 
 namespace fabricfit::cli {
@@ -76,5 +79,14 @@ class SlurmError : public std::runtime_error {
 // lacks.
 [[nodiscard]] GpuState gpu_state_of(const LocalityIndex& index, const std::vector<SlurmNode>& nodes,
                                     std::vector<std::string>* missing = nullptr);
+
+// The pattern a job's placement record (its AdminComment) names, if one that parses.
+[[nodiscard]] std::optional<CommPattern> recorded_pattern(const SlurmJob& job);
+
+// The fabric hosts a job holds and its GPUs on each, as its record says: per node as
+// allocated, else as asked per node, else its total spread evenly. nullopt when one of its
+// nodes is not a fabric host (its name in *missing, when given).
+[[nodiscard]] std::optional<Allocation> allocation_of(const LocalityIndex& index, const SlurmJob& job,
+                                                      std::string* missing = nullptr);
 
 }  // namespace fabricfit::cli

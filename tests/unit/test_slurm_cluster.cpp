@@ -3,7 +3,13 @@
 // nodes, GPUs and reasons, in the shapes Slurm 24.11's data_parser writes.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "cli/slurm_cluster.hpp"
+#include "topology/clos_generator.hpp"
+#include "topology/fabric_builder.hpp"
+#include "topology/ibnetdiscover_reader.hpp"
 
 using namespace fabricfit::cli;
 
@@ -108,4 +114,51 @@ TEST(SlurmCluster, FinishedJobsFromAccountingCarryTheirPlacementRecord) {
   EXPECT_TRUE(jobs[0].placement_record.starts_with("fabricfit placement=fabricfit leaf_groups=1 "));
   EXPECT_EQ(jobs[1].nodes, "");
   EXPECT_EQ(jobs[1].placement_record, "");
+}
+
+namespace {
+
+fabricfit::Fabric two_groups_of_four() {
+  fabricfit::ClosSpec spec;
+  spec.leaves = 2;
+  spec.hosts_per_leaf = 4;
+  return fabricfit::build_fabric(
+      fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated"),
+      fabricfit::ModelOptions{});
+}
+
+}  // namespace
+
+TEST(SlurmCluster, AJobsHostsAndGpusFromItsRecord) {
+  const fabricfit::Fabric fabric = two_groups_of_four();
+  const fabricfit::LocalityIndex index(fabric);
+  SlurmJob j;
+  j.nodes = "gpu[001,005]";
+  j.gpus_on_node = {8, 4};  // as allocated, per node
+  auto a = allocation_of(index, j);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->hosts, (std::vector<int>{*index.find_host("gpu001"), *index.find_host("gpu005")}));
+  EXPECT_EQ(a->gpus, (std::vector<int>{8, 4}));
+
+  j.gpus_on_node.clear();
+  j.nodes = "gpu[002-004]";
+  j.total_gpus = 12;  // --gpus=12: spread evenly
+  a = allocation_of(index, j);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->gpus, (std::vector<int>{4, 4, 4}));
+
+  j.nodes = "gpu[004,042]";
+  std::string missing;
+  EXPECT_FALSE(allocation_of(index, j, &missing));
+  EXPECT_EQ(missing, "gpu042");
+}
+
+TEST(SlurmCluster, ThePatternItsPlacementRecordNames) {
+  SlurmJob j;
+  EXPECT_FALSE(recorded_pattern(j));
+  j.placement_record = "fabricfit placement=fabricfit leaf_groups=2 pattern=alltoall";
+  ASSERT_TRUE(recorded_pattern(j));
+  EXPECT_EQ(recorded_pattern(j)->to_string(), "alltoall");
+  j.placement_record = "fabricfit placement=fabricfit leaf_groups=2 pattern=bogus";
+  EXPECT_FALSE(recorded_pattern(j)) << "a pattern that does not parse is no pattern";
 }
