@@ -187,7 +187,7 @@ void split_placement(benchmark::State& state) {
         state.SkipWithError(err);
     }
   } else {
-    for (std::uint32_t id = 1; id <= 8; ++id) ff_engine_running_remove(lab.engine, id);
+    for (std::uint32_t id = 1; id <= 8; ++id) (void)ff_engine_running_remove(lab.engine, id, err, sizeof err);
   }
   state.counters["running"] = ff_engine_running_jobs(lab.engine, nullptr, 0);
   const std::vector<Job> mix{

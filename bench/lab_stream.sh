@@ -27,7 +27,9 @@
 # (current.env). The run-time model: DEMAND (peak), ROUTING (static), RULE (the replay's
 # --pattern-rule, multi=ring,alltoall=0.5): the replay's stress case, because under its
 # default (time-averaged demand, ECMP, rings) no job on these fabrics is ever slowed
-# (docs/placement.md, "What the numbers say"). PERF=1 samples slurmctld through each run
+# (docs/placement.md, "What the numbers say"). ESTIMATE (limit): the run time the locality
+# wait weighs, LocalityWaitEstimate in fabricfit.conf and the replay's --estimate (limit, or
+# history: predicted from the user's last two finished jobs). PERF=1 samples slurmctld through each run
 # (`perf record -F 499 -g`, package linux-perf) into OUT/RUN/perf.txt: its samples, the kernel's
 # share, the topology plugin's own code (its .so, self) and the inclusive shares of the
 # topology evaluation and the two schedulers, which the
@@ -56,6 +58,7 @@ tick=${TICK:-2}
 demand=${DEMAND:-peak}
 routing=${ROUTING:-static}
 rule=${RULE:-multi=ring,alltoall=0.5}
+estimate=${ESTIMATE:-limit}
 degrade=groups=3,fraction=0.5,rate=4xEDR
 [ -x "$ff" ] || { echo "lab_stream: no fabricfit at $ff (FABRICFIT=...)" >&2; exit 1; }
 [ "${PERF:-0}" != 1 ] || command -v perf > /dev/null || { echo "lab_stream: PERF=1 needs perf (apt-get install linux-perf)" >&2; exit 1; }
@@ -77,7 +80,7 @@ gen=(--leaves 8 --hosts-per-leaf 8 --spines 2 --uplinks 4 --degrade "$degrade")
 "$ff" generate "${gen[@]}" -o "$out/fabric.net" > /dev/null
 "$ff" discover --from "$out/fabric.net" -o "$out/fabric.snap" -q
 "$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format elasticflow --target-load "$load" \
-  --policies fabricfit,tree --wait-cap "$wait_cap" --overestimate 1.5 --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --json \
+  --policies fabricfit,tree --wait-cap "$wait_cap" --overestimate 1.5 --estimate "$estimate" --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --json \
   > "$out/replay.json"
 # Time compression: from the first arrival, the last arrival plus the longest job take
 # WALL_MIN minutes (a later window of the trace starts late in trace time).
@@ -126,7 +129,8 @@ run_policy() {
   sed "s|@JOBCOMP@|$res/jobcomp.log|" "$out/extra.conf.in" > "$res/extra.conf"
   # The plugin's locality wait prices splits with the routing the emulator runs
   # (LocalityWaitRouting): under ECMP nothing collides and no job would wait.
-  printf '%s\n' "SnapshotFile=$dir/fabric.snapshot" "LocalityWaitRouting=$routing" > "$res/fabricfit.conf"
+  printf '%s\n' "SnapshotFile=$dir/fabric.snapshot" "LocalityWaitRouting=$routing" \
+    "LocalityWaitEstimate=$estimate" > "$res/fabricfit.conf"
   port=$(pick_ports 64)
   log "$1: lab up in $dir (ports $port-$((port + 64)))"
   lab_up "$dir" --nodes 64 --leaves 8 --spines 2 --uplinks 4 --degrade "$degrade" --topology "$policy" \
@@ -208,7 +212,7 @@ for ((k = 1; k <= repeat; k++)); do
 done
 
 # 3. The comparison.
-python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" "$demand" "$routing" "$rule" "${runs[@]}" > "$out/lab.md"
+python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" "$demand" "$routing" "$rule" "$estimate" "${runs[@]}" > "$out/lab.md"
 cat "$out/lab.md"
 if [ "$update_docs" = "--update-docs" ]; then
   cp "$out/per_job.csv" "$top/docs/${mark//-/_}_jobs.csv"

@@ -4,7 +4,7 @@
 completion log (jobcomp/filetxt) for every job's nodes, wait and completion time, sdiag
 for the scheduler's cycle times, and the emulators' lines for the modelled slowdown.
 
-  lab_stream_summary.py OUT COMPRESSION CAP_H LOAD JOBS DEMAND ROUTING RULE RUN...
+  lab_stream_summary.py OUT COMPRESSION CAP_H LOAD JOBS DEMAND ROUTING RULE ESTIMATE RUN...
 
 A RUN is a policy's records in OUT/RUN: POLICY for the first run of a policy, POLICY.K for
 its K-th when the runs were repeated (lab_stream.sh's REPEAT). Prints Markdown (what
@@ -99,8 +99,8 @@ def p95(xs):
 
 def main():
     out, compression, cap_h, load, njobs = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-    demand, routing, rule = sys.argv[6], sys.argv[7], sys.argv[8]
-    labels = sys.argv[9:]
+    demand, routing, rule, estimate = sys.argv[6], sys.argv[7], sys.argv[8], sys.argv[9]
+    labels = sys.argv[10:]
     policies = [l for l in labels if "." not in l]
     stream = list(csv.DictReader(open(os.path.join(out, "jobs.csv"))))
     runs = {}
@@ -170,7 +170,8 @@ def main():
           f"group with no contention); a multi-host job's pattern comes from the replay's rule `{rule}` (passed "
           f"as `--comm-pattern`) and its communication share from the replay's draw ({{0.1, 0.3, 0.5}}, seed 1); it runs at 1/slowdown, the slowdown from `fabricfit slowdown` on its "
           f"real nodes shared with the other running multi-host jobs (re-asked every tick; demand {demand}, routing "
-          f"{routing}). Times below are lab "
+          f"{routing}). fabricfit's locality wait weighs "
+          f"{'run times predicted from the last two finished jobs (LocalityWaitEstimate=history)' if estimate == 'history' else 'time limits (LocalityWaitEstimate=limit)'}. Times below are lab "
           f"seconds from Slurm's job completion log (1 s resolution).\n")
     classes = [("all", lambda j: True), ("one host", lambda j: j["nodes"] == 1),
                ("multi-host", lambda j: j["nodes"] >= 2)]

@@ -14,7 +14,8 @@
 # Environment: TRACES (default /work/shared/traces), SEEDS (5), WAIT_CAP (fabricfit's cap,
 # 28800 s), SWITCH_WAITS (tree-switches' T values, "3600 28800"), DEMAND (time-averaged),
 # ROUTING (ecmp), RULE (--pattern-rule, default multi=ring), OVERESTIMATE (time limit =
-# duration x this, 1.5), FABRICS (default "a b2 b3 c d0 d e"), ONLY (space-separated trace
+# duration x this, 1.5), LIMITS (exact or typed: --limits), ESTIMATE (the wait's run time:
+# limit or history, --estimate), FABRICS (default "a b2 b3 c d0 d e"), ONLY (space-separated trace
 # names to run, default all).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +30,8 @@ demand=${DEMAND:-time-averaged}
 routing=${ROUTING:-ecmp}
 rule=${RULE:-multi=ring}
 overestimate=${OVERESTIMATE:-1.5}
+limits=${LIMITS:-exact}
+estimate=${ESTIMATE:-limit}
 fabric_set=${FABRICS:-"a b2 b3 c d0 d e"}
 only=${ONLY:-"cluster04 cluster06 kalos openb"}
 mkdir -p "$out"
@@ -64,7 +67,8 @@ replay() {
   local name=$1 snap=$2 trace=$3 format=$4
   shift 4
   "$ff" replay "$out/$snap.snap" --trace "$trace" --format "$format" --seeds "$seeds" \
-    --demand "$demand" --routing "$routing" --pattern-rule "$rule" --overestimate "$overestimate" "$@" \
+    --demand "$demand" --routing "$routing" --pattern-rule "$rule" --overestimate "$overestimate" \
+    --limits "$limits" --estimate "$estimate" "$@" \
     --json > "$out/$name.json"
 }
 
@@ -89,8 +93,10 @@ for t in $only; do
   esac
 done
 elapsed=$(($(date +%s) - started))
+limit_text=$overestimate
+[ "$limits" != typed ] || limit_text="$overestimate rounded up to a typed value"
 
-python3 "$top/bench/replay_targets_summary.py" "$out" "$elapsed" "$seeds" "$wait_cap" "$switch_waits" "$demand" "$routing" "$rule" "$overestimate" $only > "$out/targets.md"
+python3 "$top/bench/replay_targets_summary.py" "$out" "$elapsed" "$seeds" "$wait_cap" "$switch_waits" "$demand" "$routing" "$rule" "$limit_text" "$estimate" $only > "$out/targets.md"
 cat "$out/targets.md"
 if [ "$update_docs" = "--update-docs" ]; then
   python3 - "$top/docs/placement.md" "$out/targets.md" <<'PY'

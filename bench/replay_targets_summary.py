@@ -7,8 +7,8 @@ import json
 import os
 import sys
 
-out, elapsed, seeds, wait_cap, switch_waits, demand, routing, rule, overestimate = sys.argv[1:10]
-traces = sys.argv[10:]
+out, elapsed, seeds, wait_cap, switch_waits, demand, routing, rule, overestimate, estimate = sys.argv[1:11]
+traces = sys.argv[11:]
 switch_waits = switch_waits.split()
 FABRICS = ["a", "b2", "b3", "c", "d0", "d", "e"]
 LABEL = {"a": "(a) 1:1", "b2": "(b) 2:1", "b3": "(b) 3:1", "c": "(c) 1 group in 10: half its uplinks at half rate",
@@ -76,6 +76,7 @@ def best_switches(name, fab):
 print(f"Produced by `bench/replay_targets.sh` in {int(elapsed)} s on the shared 2-core machine: {seeds} seeds "
       f"per figure (ratios of the means), demand {demand}, routing {routing}, pattern rule `{rule}`, "
       f"fabricfit's wait cap {int(wait_cap)} s with time limits = duration x {overestimate}, "
+      f"{'the run time it weighs predicted from the last two finished jobs' if estimate == 'history' else 'the run time it weighs = the time limit'}, "
       f"tree-switches' T from {{{', '.join(switch_waits)}}} s (best by multi-host mean completion time). "
       "A trace job's duration is its run time in one leaf group with no contention.\n")
 for name in traces:

@@ -25,6 +25,7 @@ void fill(const fabricfit::SiteConfig& config, ff_settings_t* out) {
   out->locality_wait_max_s = config.locality_wait_max_s;
   out->locality_wait_comm_share = config.locality_wait_comm_share;
   out->locality_wait_static_routing = config.locality_wait_static_routing ? 1 : 0;
+  out->locality_wait_history_estimate = config.locality_wait_history_estimate ? 1 : 0;
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ typedef struct ff_settings {
   double locality_wait_max_s;           /* LocalityWaitMax: seconds; 0 = no locality wait */
   double locality_wait_comm_share;      /* LocalityWaitCommShare: the run-time model's f */
   int locality_wait_static_routing;     /* LocalityWaitRouting=static (else ecmp) */
+  int locality_wait_history_estimate;   /* LocalityWaitEstimate=history (else limit) */
 } ff_settings_t;
 
 /* Checks a --comm-pattern value; on success writes its canonical spelling. */
@@ -216,12 +217,13 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
  * `hosts` (fabric hosts, `gpus_per_node` GPUs each, or request->total_gpus spread in order)
  * with request->pattern; a job in one leaf group loads no uplink and is not kept. Adding a
  * job again replaces it. ff_engine_running_jobs copies up to `max` registered job ids into
- * `ids` and returns how many there are; ff_engine_running_remove forgets one.
+ * `ids` and returns how many there are (0 when it cannot take the lock); ff_engine_running_remove
+ * forgets one (FF_EINTERNAL, with the reason in `err`, when it could not: out of memory).
  */
 int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request_t* request, const int* hosts,
                           unsigned nhosts, char* err, size_t err_len);
 unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max);
-void ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id);
+int ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id, char* err, size_t err_len);
 
 /*
  * The routing the run-time model assumes (LocalityWaitRouting: 1 static, 0 ECMP) for the
@@ -229,6 +231,24 @@ void ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id);
  * uplinks the registered jobs load (and, under static routes, off their cables).
  */
 int ff_engine_use_routing(ff_engine_t* engine, int static_routing, char* err, size_t err_len);
+
+/*
+ * Run times predicted from the users' last finished jobs (LocalityWaitEstimate=history;
+ * placement/runtime_predictor.hpp), for the locality wait. One predictor lives as long as
+ * slurmctld, across engines; it locks itself. ff_predictor_observe takes a finished job
+ * (one seen again is ignored); ff_predictor_run gives the run time the wait takes for a
+ * job with this limit, and ff_predictor_end when a running job whose limit ends at
+ * `limit_end` is expected to end, given `now`. With `history` 0, or no predictor, both
+ * give the limit back. None of them fails: without memory to learn, a job is not learnt.
+ */
+typedef struct ff_predictor ff_predictor_t;
+ff_predictor_t* ff_predictor_new(void);
+void ff_predictor_free(ff_predictor_t* predictor);
+void ff_predictor_observe(ff_predictor_t* predictor, uint32_t user, uint64_t job_id, double limit_s,
+                          double run_s, double end);
+double ff_predictor_run(ff_predictor_t* predictor, int history, uint32_t user, double limit_s);
+double ff_predictor_end(ff_predictor_t* predictor, int history, uint32_t user, double limit_s,
+                        double limit_end, double now);
 
 /* ---- what the controller tells admins (slurmctld) ---- */
 

@@ -71,19 +71,26 @@ int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request
 
 unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max) {
   if (engine == nullptr) return 0;
-  const std::lock_guard<std::mutex> lock(engine->running_lock);
   unsigned i = 0;
-  for (const auto& entry : engine->running) {
-    if (i < max && ids != nullptr) ids[i] = entry.first;
-    ++i;
-  }
+  (void)guarded(nullptr, 0, [&] {
+    const std::lock_guard<std::mutex> lock(engine->running_lock);
+    for (const auto& entry : engine->running) {
+      if (i < max && ids != nullptr) ids[i] = entry.first;
+      ++i;
+    }
+  });
   return i;
 }
 
-void ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id) {
-  if (engine == nullptr) return;
-  const std::lock_guard<std::mutex> lock(engine->running_lock);
-  forget(engine, job_id);
+int ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id, char* err, size_t err_len) {
+  if (engine == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  return guarded(err, err_len, [&] {
+    const std::lock_guard<std::mutex> lock(engine->running_lock);
+    forget(engine, job_id);
+  });
 }
 
 }  // extern "C"

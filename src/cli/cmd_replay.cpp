@@ -28,6 +28,8 @@ struct ReplayCliOptions {
   double locality_wait_s = 0;
   double wait_cap_s = 0;
   double overestimate = 1.0;
+  std::string limits = "exact";
+  std::string estimate = "limit";
   std::vector<double> comm_shares{0.1, 0.3, 0.5};
   std::string demand = "time-averaged";
   std::string routing = "ecmp";
@@ -98,6 +100,8 @@ int run_replay(const ReplayCliOptions& opt) {
   options.model.routing = opt.routing == "static" ? UplinkRouting::Static : UplinkRouting::Ecmp;
   options.wait.cap_s = opt.wait_cap_s;
   options.wait.overestimate = opt.overestimate;
+  options.wait.round_limits = opt.limits == "typed";
+  options.wait.estimate = opt.estimate == "history" ? RunEstimate::History : RunEstimate::TimeLimit;
   options.fabric = &fabric;
 
   ReplayReport report;
@@ -117,6 +121,8 @@ int run_replay(const ReplayCliOptions& opt) {
   report.locality_wait_s = opt.locality_wait_s;
   report.adaptive_wait_cap_s = opt.wait_cap_s;
   report.overestimate = opt.overestimate;
+  report.round_limits = options.wait.round_limits;
+  report.estimate = opt.estimate;
   report.weights = policy_options.weights.to_string();
   report.model = options.model.describe();
   report.demand = to_string(options.model.demand);
@@ -177,6 +183,17 @@ Action add_replay_command(CLI::App& app) {
                   "Time limit of a trace job for the adaptive wait: its duration x this")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 100.0));
+  cmd->add_option("--limits", opt->limits,
+                  "exact (duration x --overestimate) or typed (that, rounded up to the values users type: "
+                  "15 min, 30 min, 1, 2, 4, 6, 12 h, 1, 2, 3, 5, 7 days, whole weeks)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"exact", "typed"}));
+  cmd->add_option("--estimate", opt->estimate,
+                  "The run time the adaptive wait takes for a job, its own and the running jobs': limit (its "
+                  "time limit) or history (its limit x the share of their limits the last two finished jobs "
+                  "ran; past that, the limit)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"limit", "history"}));
   cmd->add_option("--comm-shares", opt->comm_shares,
                   "Communication shares a multi-host job draws from when the trace has none")
       ->delimiter(',')

@@ -117,6 +117,14 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       } else {
         fail(fmt::format("LocalityWaitRouting={} is not ecmp or static", value));
       }
+    } else if (key_is(key, "LocalityWaitEstimate")) {
+      if (key_is(value, "history")) {
+        config.locality_wait_history_estimate = true;
+      } else if (key_is(value, "limit")) {
+        config.locality_wait_history_estimate = false;
+      } else {
+        fail(fmt::format("LocalityWaitEstimate={} is not limit or history", value));
+      }
     } else if (key_is(key, "DebugFlags")) {
       // Comma-separated, as Slurm's DebugFlags; "none" clears them.
       config.debug_placement = false;

@@ -37,6 +37,10 @@ struct SiteConfig {
   // destination (the subnet manager's static routing, where flows collide), not ECMP's
   // even spread over a leaf group's uplinks (docs/placement.md).
   bool locality_wait_static_routing = false;
+  // LocalityWaitEstimate=history: the wait takes a job's run time (its own, and the
+  // running jobs' ends) as its time limit x the share of their limits its user's last two
+  // finished jobs ran (placement/runtime_predictor.hpp), not the time limit itself.
+  bool locality_wait_history_estimate = false;
 };
 
 // A bad line: the message names the file, the line and the reason, as in

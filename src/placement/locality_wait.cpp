@@ -2,9 +2,23 @@
 #include "placement/locality_wait.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <utility>
 
 namespace fabricfit {
+
+double replay_time_limit(double duration_s, const LocalityWaitSettings& settings) {
+  const double limit = duration_s * settings.overestimate;
+  if (!settings.round_limits) return limit;
+  constexpr double kMin = 60, kHour = 3600, kDay = 86400;
+  constexpr std::array<double, 12> kTyped{15 * kMin,  30 * kMin, kHour,    2 * kHour, 4 * kHour, 6 * kHour,
+                                          12 * kHour, kDay,      2 * kDay, 3 * kDay,  5 * kDay,  7 * kDay};
+  for (const double v : kTyped) {
+    if (limit <= v) return v;
+  }
+  return std::ceil(limit / (7 * kDay)) * 7 * kDay;
+}
 
 GroupReadiness earliest_group(const LocalityIndex& index, const GpuState& gpus,
                               std::span<const double> host_free_at, int nodes, int gpus_per_node, double now,

@@ -18,6 +18,10 @@
 
 namespace fabricfit {
 
+// What the wait takes as a job's run time: its time limit, or a prediction from its
+// user's last jobs (runtime_predictor.hpp).
+enum class RunEstimate { TimeLimit, History };
+
 struct LocalityWaitSettings {
   // Never wait past this since the job was submitted (Slurm: like max_switch_wait);
   // 0: never wait.
@@ -25,7 +29,16 @@ struct LocalityWaitSettings {
   // The replay's stand-in for a time limit: trace duration x this (the plugin uses the
   // job's time limit itself).
   double overestimate = 1.0;
+  // The replay's time limits the way users set them: rounded up to the next of the
+  // values people type (15 min, 30 min, 1, 2, 4, 6, 12 h, 1, 2, 3, 5, 7 days, then whole
+  // weeks) rather than an exact multiple of the run time.
+  bool round_limits = false;
+  RunEstimate estimate = RunEstimate::TimeLimit;
 };
+
+// The replay's time limit for a job of this trace duration: x overestimate, rounded up
+// to a typed value when round_limits.
+[[nodiscard]] double replay_time_limit(double duration_s, const LocalityWaitSettings& settings);
 
 // The leaf group that can hold the job soonest, when, and the hosts it would take.
 struct GroupReadiness {

@@ -21,6 +21,7 @@
 
 #include "fabricfit_api.h"
 #include "placement_record.h"
+#include "topology_wait.h"
 #include "topology_glue_internal.h"
 
 /*
@@ -304,14 +305,19 @@ static void _prune_running(void)
 {
 	uint32_t *ids;
 	unsigned count;
+	char err[256] = "";
 
 	pthread_rwlock_rdlock(&engine_lock);
 	if (engine) {
 		ids = _running_ids(&count);
 		for (unsigned i = 0; i < count; i++) {
 			job_record_t *job_ptr = find_job_record(ids[i]);
-			if (!job_ptr || !IS_JOB_RUNNING(job_ptr))
-				ff_engine_running_remove(engine, ids[i]);
+			if ((!job_ptr || !IS_JOB_RUNNING(job_ptr)) &&
+			    ff_engine_running_remove(engine, ids[i], err, sizeof(err)) != FF_OK)
+				error(
+				    "fabricfit: JobId=%u stays among the running jobs the locality "
+				    "wait counts: %s",
+				    ids[i], err);
 		}
 		xfree(ids);
 	}
@@ -441,6 +447,7 @@ static void _scan_running(void)
 	seen = xcalloc(MAX(slots, 1), sizeof(*seen));
 	it = list_iterator_create(job_list);
 	while ((job = list_next(it)) && count < slots) {
+		ffg_wait_learn(job);
 		if (!IS_JOB_RUNNING(job) || !job->node_bitmap ||
 		    bit_set_count(job->node_bitmap) < 2)
 			continue;

@@ -82,8 +82,10 @@ static void _load_settings(void)
 extern int ffg_init(void)
 {
 	_load_settings();
-	if (running_in_slurmctld())
+	if (running_in_slurmctld()) {
+		ffg_wait_init();
 		ffg_record_start();
+	}
 	if (running_in_slurmctld())
 		info("fabricfit: %s loaded (%s for Slurm %s, config %s: %s)", plugin_type,
 		     ff_version(), SLURM_VERSION_STRING, conf_path, conf_status);
@@ -212,9 +214,12 @@ extern char *ffg_describe(char **fabric)
 		   conf_status, settings.source);
 	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings.snapshot_file,
 		   settings.default_pattern);
-	xstrfmtcat(out, "LocalityWaitMax=%.0f LocalityWaitCommShare=%g LocalityWaitRouting=%s\n",
+	xstrfmtcat(out,
+		   "LocalityWaitMax=%.0f LocalityWaitCommShare=%g LocalityWaitRouting=%s "
+		   "LocalityWaitEstimate=%s\n",
 		   settings.locality_wait_max_s, settings.locality_wait_comm_share,
-		   settings.locality_wait_static_routing ? "static" : "ecmp");
+		   settings.locality_wait_static_routing ? "static" : "ecmp",
+		   settings.locality_wait_history_estimate ? "history" : "limit");
 	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n", engine ? "fabricfit" : "slurm-default",
 		   status);
 	if (engine && running_in_slurmctld()) {

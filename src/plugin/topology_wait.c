@@ -61,6 +61,9 @@ static double *free_at = NULL; /* per fabric host: when its jobs reach their lim
 static int *placed = NULL, *expected = NULL;
 static unsigned char *usable = NULL;
 static int scratch_hosts = 0;
+/* Lives as long as slurmctld, across engines; what it learnt a restart learns again
+ * from the finished jobs slurmctld still holds (MinJobAge). */
+static ff_predictor_t *predictor = NULL;
 
 static void _drop(int k)
 {
@@ -80,6 +83,16 @@ extern void ffg_wait_forget(void)
 	xfree(expected);
 	xfree(usable);
 	scratch_hosts = 0;
+	ff_predictor_free(predictor);
+	predictor = NULL;
+}
+
+extern void ffg_wait_init(void)
+{
+	if (!predictor && !(predictor = ff_predictor_new()))
+		error(
+		    "fabricfit: no memory for the run-time predictor: LocalityWaitEstimate=history "
+		    "takes time limits");
 }
 
 static int _find(uint32_t job_id)
@@ -127,6 +140,16 @@ static double _limit_s(const job_record_t *job)
 	if (job->time_limit == NO_VAL || job->time_limit == INFINITE || !job->time_limit)
 		return 0;
 	return job->time_limit * 60.0;
+}
+
+extern void ffg_wait_learn(job_record_t *job)
+{
+	if (!predictor || !(IS_JOB_COMPLETE(job) || IS_JOB_TIMEOUT(job)) || !job->start_time ||
+	    job->end_time < job->start_time)
+		return;
+	ff_predictor_observe(predictor, job->user_id, job->job_id, _limit_s(job),
+			     difftime(job->end_time, job->start_time) - job->tot_sus_time,
+			     (double)job->end_time);
 }
 
 extern bool ffg_wait_begin(topology_eval_t *topo_eval, bool test_only)
@@ -184,8 +207,12 @@ static bool _scratch(int hosts)
 	return true;
 }
 
-/* When each host's running jobs reach their time limits (slurmctld's end_time). */
-static void _fill_free_at(int hosts)
+/*
+ * When each host's running jobs are expected to end: when they reach their time limits
+ * (slurmctld's end_time), or with LocalityWaitEstimate=history as predicted from their
+ * users' last jobs.
+ */
+static void _fill_free_at(int hosts, time_t now)
 {
 	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job;
@@ -193,12 +220,17 @@ static void _fill_free_at(int hosts)
 	for (int h = 0; h < hosts; h++)
 		free_at[h] = 0;
 	while ((job = list_next(it))) {
+		double end;
+
 		if (!(IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) || !job->node_bitmap)
 			continue;
+		end = ff_predictor_end(predictor, settings.locality_wait_history_estimate,
+				       job->user_id, _limit_s(job), (double)job->end_time,
+				       (double)now);
 		for (int i = 0; (i = bit_ffs_from_bit(job->node_bitmap, i)) >= 0; i++) {
 			int h = i < mapped_node_count ? host_of_node[i] : -1;
-			if (h >= 0 && h < hosts && free_at[h] < (double)job->end_time)
-				free_at[h] = (double)job->end_time;
+			if (h >= 0 && h < hosts && free_at[h] < end)
+				free_at[h] = end;
 		}
 	}
 	list_iterator_destroy(it);
@@ -319,13 +351,14 @@ extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request
 		}
 		return;
 	}
-	_fill_free_at(hosts);
+	_fill_free_at(hosts, now);
 	_fill_usable(job_ptr, hosts);
 	facts.now = (double)now;
 	facts.eligible = (double)(details && details->begin_time ? details->begin_time
 				  : details			 ? details->submit_time
 								 : now);
-	facts.time_limit_s = _limit_s(job_ptr);
+	facts.time_limit_s = ff_predictor_run(predictor, settings.locality_wait_history_estimate,
+					      job_ptr->user_id, _limit_s(job_ptr));
 	facts.comm_share = settings.locality_wait_comm_share;
 	facts.cap_s = settings.locality_wait_max_s;
 	if (ff_engine_wait_advice(engine, request, placed, n, usable, host_free, host_total,
@@ -342,14 +375,15 @@ extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request
 		}
 		if (strcmp(advice.verdict, "one-group") && strcmp(advice.verdict, "not-candidate"))
 			snprintf(note + len, note_len - len,
-				 " locality-wait=%s gain=%.0fs expected_wait=%.0fs", advice.verdict,
-				 advice.gain_s, advice.expected_wait_s);
+				 " locality-wait=%s gain=%.0fs expected_wait=%.0fs run=%.0fs",
+				 advice.verdict, advice.gain_s, advice.expected_wait_s,
+				 facts.time_limit_s);
 		return;
 	}
 	_keep(job_ptr, &advice, expected);
 	job_ptr->best_switch = false;
 	_show_reason(job_ptr, &waits[_find(job_ptr->job_id)]);
 	snprintf(note + len, note_len - len,
-		 " locality-wait=waits gain=%.0fs expected_wait=%.0fs until=%ld", advice.gain_s,
-		 advice.expected_wait_s, (long)advice.until);
+		 " locality-wait=waits gain=%.0fs expected_wait=%.0fs until=%ld run=%.0fs",
+		 advice.gain_s, advice.expected_wait_s, (long)advice.until, facts.time_limit_s);
 }

@@ -33,7 +33,17 @@ extern bool ffg_wait_begin(topology_eval_t *topo_eval, bool test_only);
 extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request, bool test_only,
 			 char *note, size_t note_len);
 
-/* The plugin ends: the waits and their scratch are freed. */
+/* slurmctld starts the plugin: the run-time predictor (LocalityWaitEstimate=history). */
+extern void ffg_wait_init(void);
+
+/*
+ * A job of Slurm's job list, at each scan of it (job read lock held): a finished job that
+ * completed or reached its time limit teaches the predictor how much of its limit its
+ * user's jobs run; any other is left alone. A job seen again is ignored.
+ */
+extern void ffg_wait_learn(job_record_t *job);
+
+/* The plugin ends: the waits, their scratch and the predictor are freed. */
 extern void ffg_wait_forget(void);
 
 #endif

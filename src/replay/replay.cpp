@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "placement/placement_score.hpp"
+#include "placement/runtime_predictor.hpp"
 #include "placement/traffic_matrix.hpp"
 #include "replay/replay_metrics.hpp"
 
@@ -70,7 +71,10 @@ class Simulation {
     running_.resize(jobs.size());
     host_jobs_.resize(index.host_count());
     host_free_at_.assign(index.host_count(), 0.0);
-    predicted_end_.assign(jobs.size(), 0.0);
+    limit_end_.assign(jobs.size(), 0.0);
+    limit_.resize(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      limit_[i] = replay_time_limit(jobs[i].duration_s, options.wait);
   }
 
   ReplayResult run() {
@@ -154,7 +158,8 @@ class Simulation {
   std::span<const std::uint8_t> mask_for(int i, double t) {
     mask_key_ = 0;
     if (reservations_.empty()) return {};
-    const double end = t + jobs_[i].duration_s * options_.wait.overestimate;
+    // Slurm's backfill checks a job ends before a reservation by its time limit.
+    const double end = t + limit_[i];
     for (const Reservation& r : reservations_) {
       if (r.job == i || end <= r.ready_s) continue;
       mask_key_ = mask_key_ * 1000003ULL + static_cast<std::uint64_t>(r.job) + 1;
@@ -238,9 +243,9 @@ class Simulation {
     if (!split) return false;
     const double s_now = slowdown(f, sharing_.rho_if_added(demand));
     const GroupReadiness target =
-        earliest_group(index_, gpus_, host_free_at_, job.nodes, job.gpus_per_node, t, mask_for(i, t));
-    const WaitAdvice advice = advise_locality_wait(job.duration_s * options_.wait.overestimate, s_now, 1.0,
-                                                   target, t, t - job.submit_s, options_.wait);
+        earliest_group(index_, gpus_, free_at(t), job.nodes, job.gpus_per_node, t, mask_for(i, t));
+    const WaitAdvice advice =
+        advise_locality_wait(predicted_run(i), s_now, 1.0, target, t, t - job.submit_s, options_.wait);
     if (!advice.wait || !(advice.until_s > t)) return false;
     std::erase_if(reservations_, [&](const Reservation& r) { return r.job == i; });
     reservations_.push_back(Reservation{i, target.ready_s, target.hosts});
@@ -261,10 +266,10 @@ class Simulation {
       free_gpus_ -= a.gpus[k];
     }
     if (--pending_sizes_[job.gpus()] == 0) pending_sizes_.erase(job.gpus());
-    predicted_end_[i] = t + job.duration_s * options_.wait.overestimate;
+    limit_end_[i] = t + limit_[i];
     for (int h : a.hosts) {
       host_jobs_[h].push_back(i);
-      host_free_at_[h] = std::max(host_free_at_[h], predicted_end_[i]);
+      host_free_at_[h] = std::max(host_free_at_[h], limit_end_[i]);
     }
     if (job.nodes >= 2) {
       const PlacementScore s = router_.route_hosts(traffic, a.hosts);
@@ -298,15 +303,36 @@ class Simulation {
       auto& on = host_jobs_[a.hosts[k]];
       std::erase(on, i);
       double latest = 0;
-      for (int j : on) latest = std::max(latest, predicted_end_[j]);
+      for (int j : on) latest = std::max(latest, limit_end_[j]);
       host_free_at_[a.hosts[k]] = latest;
     }
     end_[i] = t;
+    // The trace has no users: every job is one user's, as in the lab.
+    predictor_.observe(0, static_cast<std::uint64_t>(i), limit_[i], t - start_[i], t);
     Running& r = running_[i];
     ++r.version;
     changed_.clear();
     sharing_.remove(i, r.demand, changed_);
     reshare(i, t);
+  }
+
+  // The run time the wait takes for job i: its time limit, or the prediction.
+  [[nodiscard]] double predicted_run(int i) const {
+    return options_.wait.estimate == RunEstimate::History ? predictor_.predict_run(0, limit_[i]) : limit_[i];
+  }
+
+  // When each host's jobs are expected to end: by their limits (host_free_at_), or as
+  // the predictor says now, as slurmctld asks it at each evaluation (a job past its
+  // prediction at its limit).
+  std::span<const double> free_at(double t) {
+    if (options_.wait.estimate != RunEstimate::History) return host_free_at_;
+    free_at_now_.assign(host_free_at_.size(), 0.0);
+    for (std::size_t h = 0; h < host_jobs_.size(); ++h) {
+      for (int j : host_jobs_[h]) {
+        free_at_now_[h] = std::max(free_at_now_[h], predictor_.predict_end(0, limit_[j], start_[j], t));
+      }
+    }
+    return free_at_now_;
   }
 
   // Jobs on the bundles whose sharing changed progress at their new pace from now on.
@@ -345,7 +371,8 @@ class Simulation {
   long free_gpus_ = 0;
   long cluster_gpus_ = 0;
   std::vector<Allocation> allocations_;
-  std::vector<double> start_, end_, predicted_end_, host_free_at_;
+  std::vector<double> start_, end_, limit_end_, host_free_at_, limit_, free_at_now_;
+  RunTimePredictor predictor_;
   std::vector<Running> running_;
   std::vector<std::vector<int>> host_jobs_;
   std::vector<int> pending_;

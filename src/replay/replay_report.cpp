@@ -133,12 +133,14 @@ std::string report_text(const ReplayReport& r) {
   out += fmt::format("run time: {}\n", r.model);
   out += fmt::format("seeds:    {}{}\n", r.seeds.size(),
                      r.seeds.size() > 1 ? " (mean, and +- the 95 % interval's half width)" : "");
-  std::string wait = r.adaptive_wait_cap_s > 0
-                         ? fmt::format(
-                               "fabricfit waits for one leaf group while the model says it gains (cap "
-                               "{:g} s, time limit = duration x {:g})",
-                               r.adaptive_wait_cap_s, r.overestimate)
-                         : std::string("fabricfit never waits for a leaf group");
+  std::string wait =
+      r.adaptive_wait_cap_s > 0
+          ? fmt::format(
+                "fabricfit waits for one leaf group while the model says it gains (cap "
+                "{:g} s, time limit = duration x {:g}{}, run time taken: {})",
+                r.adaptive_wait_cap_s, r.overestimate, r.round_limits ? " rounded up to a typed value" : "",
+                r.estimate == "history" ? "predicted from the last two jobs" : "the time limit")
+          : std::string("fabricfit never waits for a leaf group");
   if (r.locality_wait_s > 0) wait += fmt::format("; tree-switches waits up to {:g} s", r.locality_wait_s);
   out += fmt::format("wait:     {}\n\n", wait);
 
@@ -215,6 +217,8 @@ nlohmann::json report_json(const ReplayReport& r) {
   j["locality_wait_s"] = r.locality_wait_s;
   j["adaptive_wait_cap_s"] = r.adaptive_wait_cap_s;
   j["overestimate"] = r.overestimate;
+  j["limits"] = r.round_limits ? "typed" : "exact";
+  j["estimate"] = r.estimate;
   j["weights"] = r.weights;
   j["results"] = nlohmann::json::array();
   for (const auto& runs : r.results) {

@@ -28,6 +28,8 @@ struct ReplayReport {
   double locality_wait_s = 0;      // tree-switches' fixed wait for one leaf group
   double adaptive_wait_cap_s = 0;  // fabricfit's adaptive wait: cap (0: off)
   double overestimate = 1;         // time limit = trace duration x this
+  bool round_limits = false;       // ... rounded up to a typed value
+  std::string estimate = "limit";  // the wait's run time: limit or history
   std::string weights;             // fabricfit's ScoreWeights
   std::string model;               // RuntimeModelOptions::describe()
   std::string demand;              // time-averaged or peak

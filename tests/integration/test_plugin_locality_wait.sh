@@ -15,7 +15,9 @@
 #      (a re-exec: the wait is decided again from the job's eligible time), and starts
 #      split at the cap;
 #  (e) a split job running now counts (a job that fits alone waits beside it), (g) still
-#      counts after slurmctld re-executes, and (h) counts when Slurm placed it (-w).
+#      counts after slurmctld re-executes, and (h) counts when Slurm placed it (-w);
+#  (i) with LocalityWaitEstimate=history, the job of (a) is predicted from root's last
+#      finished jobs to run far less than its limit: it gains little and starts at once.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -233,6 +235,35 @@ check "(h) Slurm placed it (fabricfit left it: required-nodes)" \
 sleep 12
 waits_beside h "the split job $alone Slurm placed"
 scancel "$alone"
+clear_jobs
+
+# --- (i) LocalityWaitEstimate=history: the run time the wait weighs is predicted from the
+# user's last two finished jobs. Two jobs that ran about 5 s of their 10-minute limits
+# (about 1 %) teach slurmctld that root's jobs end early (it learns them at its next scan
+# of the job list, within 10 s). The 20-minute job that waited in (a) by its limit (gain
+# 200 s > ~120 s) is now predicted to run about 12 s: it gains about 2 s and starts at
+# once, split. (The blockers, past their own predicted end at once, are expected at their
+# limits as before.)
+check "(i) LocalityWaitEstimate=history taken" \
+  settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitMax=600\nLocalityWaitEstimate=history'
+completed() { [ "$(job_state "$1")" = COMPLETED ]; }
+for n in 1 2; do
+  j=$(submit -t 10 -w gpu00$n --wrap 'sleep 5')
+  check "(i) the 10-minute job $j on gpu00$n completed after about 5 s" wait_for 30 completed "$j"
+done
+sleep 12
+fillers=$(fill 60) || { done_testing; }
+w=$(submit -N 4 -t 20 --wrap 'sleep 300')
+if wait_for 10 running "$w"; then
+  ok "(i) the 20-minute job $w started at once: $(job_field "$w" NodeList)"
+  check "(i) split over 2 leaf groups" test "$(leaves_of "$w")" = 2
+  weighed=$(grep "eval_nodes JobId=$w .*locality-wait=" "$ctld_log" | sed -n 's/.* run=\([0-9]*\)s.*/\1/p' | tail -1)
+  check "(i) slurmctld weighed a predicted run of ${weighed:-?} s, not its 1200 s limit" \
+    test "${weighed:-1200}" -lt 60
+else
+  fail "(i) $w started at once" "state $(job_state "$w"), reason $(reason "$w")" \
+    "$(grep "JobId=$w" "$ctld_log" | tail -3)"
+fi
 clear_jobs
 
 done_testing

@@ -106,6 +106,29 @@ TEST(LocalityWait, AWaitThatDoesNotPay) {
   EXPECT_DOUBLE_EQ(r.classes[2].jct_mean_s, (100.0 + 300 + 150) / 3);
 }
 
+TEST(LocalityWait, AWaitThatPaysOnlyByTheJobsHistory) {
+  // Time limits four times the run times. W (one host, 10 s) ends at 10 and teaches the
+  // predictor that jobs run a quarter of their limits. C (180 s, at 20) could only be
+  // split (W's host and the other group's free one). By limits: gain 720 x 0.5 = 360 <
+  // the 380 s until A's limit ends (at 400): it starts split and runs 270 s. By history:
+  // gain 180 x 0.5 = 90 > the 80 s until A is expected to end (at 100): it waits and runs
+  // whole in leaf-01 from 100 to 280.
+  WaitWorld w;
+  w.options.wait.overestimate = 4;
+  std::vector<TraceJob> jobs = wait_trace(180);
+  jobs[2].submit_s = 20;
+  jobs.insert(jobs.begin() + 2, {.id = "W", .submit_s = 0, .duration_s = 10, .nodes = 1, .gpus_per_node = 8});
+  const auto by_limit = w.run(jobs, 3600);
+  EXPECT_EQ(by_limit.locality_waits, 0);
+  EXPECT_EQ(by_limit.split_jobs, 1);
+  EXPECT_DOUBLE_EQ(by_limit.classes[2].jct_mean_s, (100.0 + 300 + 270) / 3);
+  w.options.wait.estimate = RunEstimate::History;
+  const auto by_history = w.run(jobs, 3600);
+  EXPECT_EQ(by_history.locality_waits, 1);
+  EXPECT_EQ(by_history.split_jobs, 0);
+  EXPECT_DOUBLE_EQ(by_history.classes[2].jct_mean_s, (100.0 + 300 + 260) / 3);
+}
+
 TEST(LocalityWait, ReservedHostsOnlyForJobsThatEndInTime) {
   // While C waits it holds host gpu003 (free now) and one of leaf-01's hosts A frees at
   // 100. D (500 s, at 2) may not use gpu003 and takes leaf-02's free host; E (50 s, at 3)

@@ -243,7 +243,7 @@ TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
   EXPECT_EQ(ff_engine_running_jobs(engine, nullptr, 0), 1u) << "the running job is kept across the change";
   EXPECT_NEAR(slowdown(0), 1.0, 1e-9);
   // Alone (the running job gone), static routes do not collide: one flow per cable.
-  ff_engine_running_remove(engine, 41);
+  ASSERT_EQ(ff_engine_running_remove(engine, 41, err, sizeof err), FF_OK) << err;
   EXPECT_NEAR(slowdown(1), 1.0, 1e-9);
 }
 
@@ -289,7 +289,7 @@ TEST(EngineApiPlace, SplitJobIsPlacedOffTheCablesARunningJobFills) {
   EXPECT_EQ(place(1), std::pair(off_busy, std::string("uplink_share=1")));
   EXPECT_EQ(place(0), std::pair(cheapest, std::string("uplink_share=1"))) << "ECMP: room on both bundles";
   EXPECT_EQ(place(1), std::pair(off_busy, std::string("uplink_share=1"))) << "back to static routes";
-  ff_engine_running_remove(engine, 7);
+  ASSERT_EQ(ff_engine_running_remove(engine, 7, err, sizeof err), FF_OK) << err;
   EXPECT_EQ(place(1), std::pair(cheapest, std::string()));
 }
 

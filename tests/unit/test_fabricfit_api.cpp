@@ -58,3 +58,25 @@ TEST(FabricfitApi, EffectivePattern) {
   EXPECT_STREQ(out, "ring");
   EXPECT_EQ(ff_effective_pattern("rings", 3, &s, out, sizeof out, err, sizeof err), FF_EINVAL);
 }
+
+// What slurmctld's locality wait gets through the C edge: the limit unless the site asks
+// for history, and then the user's last two jobs' share of their limits.
+TEST(FabricfitApi, PredictorGivesTheLimitUntilAskedAndTaught) {
+  EXPECT_DOUBLE_EQ(ff_predictor_run(nullptr, 1, 5, 3600), 3600) << "no predictor: the limit";
+  ff_predictor_t* p = ff_predictor_new();
+  ASSERT_NE(p, nullptr);
+  EXPECT_DOUBLE_EQ(ff_predictor_run(p, 1, 5, 3600), 3600) << "nothing learnt yet";
+  ff_predictor_observe(p, 5, 100, 600, 60, 1000);   // a tenth of its limit
+  ff_predictor_observe(p, 5, 101, 600, 180, 1100);  // three tenths: a fifth
+  ff_predictor_observe(p, 5, 101, 600, 180, 1100);  // seen again: ignored
+  EXPECT_DOUBLE_EQ(ff_predictor_run(p, 1, 5, 3600), 720);
+  EXPECT_DOUBLE_EQ(ff_predictor_run(p, 0, 5, 3600), 3600) << "LocalityWaitEstimate=limit";
+  EXPECT_DOUBLE_EQ(ff_predictor_run(p, 1, 6, 3600), 3600) << "another user";
+  // A running job whose limit ends at 5000 (started at 1400): expected at 1400 + 720, and
+  // at its limit once past that.
+  EXPECT_DOUBLE_EQ(ff_predictor_end(p, 1, 5, 3600, 5000, 2000), 2120);
+  EXPECT_DOUBLE_EQ(ff_predictor_end(p, 1, 5, 3600, 5000, 2120), 5000);
+  EXPECT_DOUBLE_EQ(ff_predictor_end(p, 0, 5, 3600, 5000, 2000), 5000);
+  EXPECT_DOUBLE_EQ(ff_predictor_end(p, 1, 5, 0, 5000, 2000), 5000) << "no limit: slurmctld's end time";
+  ff_predictor_free(p);
+}

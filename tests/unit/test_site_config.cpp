@@ -122,4 +122,10 @@ TEST(SiteConfig, LocalityWaitSettings) {
                    .locality_wait_static_routing);
   EXPECT_EQ(error_of("LocalityWaitRouting=adaptive\n"),
             "fabricfit.conf:1: LocalityWaitRouting=adaptive is not ecmp or static");
+  EXPECT_FALSE(defaults.locality_wait_history_estimate);
+  EXPECT_TRUE(parse_site_config("LocalityWaitEstimate=history\n", "x").locality_wait_history_estimate);
+  EXPECT_FALSE(parse_site_config("LocalityWaitEstimate=History\nLocalityWaitEstimate=limit\n", "x")
+                   .locality_wait_history_estimate);
+  EXPECT_EQ(error_of("\nLocalityWaitEstimate=guess\n"),
+            "fabricfit.conf:2: LocalityWaitEstimate=guess is not limit or history");
 }

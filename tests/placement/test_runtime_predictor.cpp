@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The run-time predictor (placement/runtime_predictor.hpp) by hand: the last two jobs'
+// shares of their limits, per user, the correction past a prediction, and the replay's
+// typed time limits.
+#include <gtest/gtest.h>
+
+#include "placement/locality_wait.hpp"
+#include "placement/runtime_predictor.hpp"
+
+using namespace fabricfit;
+
+namespace {
+
+TEST(RunTimePredictor, NoHistoryIsTheLimit) {
+  const RunTimePredictor p;
+  EXPECT_DOUBLE_EQ(p.predict_run(7, 3600), 3600);
+  EXPECT_DOUBLE_EQ(p.predict_end(7, 3600, 100, 200), 3700);
+}
+
+TEST(RunTimePredictor, MeanShareOfTheLastTwoJobs) {
+  RunTimePredictor p;
+  p.observe(7, 1, 3600, 900, 1000);  // a quarter of its limit
+  EXPECT_DOUBLE_EQ(p.predict_run(7, 7200), 1800);
+  p.observe(7, 2, 1000, 750, 2000);  // three quarters: mean one half
+  EXPECT_DOUBLE_EQ(p.predict_run(7, 7200), 3600);
+  p.observe(7, 3, 100, 100, 3000);  // the first leaves: (0.75 + 1) / 2
+  EXPECT_DOUBLE_EQ(p.predict_run(7, 7200), 6300);
+  EXPECT_DOUBLE_EQ(p.predict_run(8, 7200), 7200) << "another user's jobs say nothing of user 8's";
+}
+
+TEST(RunTimePredictor, AJobSeenAgainOrOlderThanBothKeptIsIgnored) {
+  RunTimePredictor p;
+  p.observe(1, 10, 1000, 200, 500);
+  p.observe(1, 11, 1000, 600, 900);
+  p.observe(1, 11, 1000, 600, 900);  // the controller feeds what it still holds, again
+  EXPECT_DOUBLE_EQ(p.predict_run(1, 1000), 400);
+  p.observe(1, 9, 1000, 1000, 100);  // ended before both kept
+  EXPECT_DOUBLE_EQ(p.predict_run(1, 1000), 400);
+  p.observe(1, 12, 1000, 1000, 700);  // between the two: the older (job 10) goes
+  EXPECT_DOUBLE_EQ(p.predict_run(1, 1000), 800);
+}
+
+TEST(RunTimePredictor, ARunPastItsLimitCountsAsTheWholeLimit) {
+  RunTimePredictor p;
+  p.observe(1, 1, 600, 900, 1000);  // OverTimeLimit let it run on
+  EXPECT_DOUBLE_EQ(p.predict_run(1, 600), 600);
+  p.observe(2, 2, 0, 100, 1000);  // no limit: nothing learnt
+  EXPECT_DOUBLE_EQ(p.predict_run(2, 600), 600);
+  EXPECT_EQ(p.users(), 1u);
+}
+
+TEST(RunTimePredictor, PastItsPredictionAJobIsExpectedAtItsLimit) {
+  RunTimePredictor p;
+  p.observe(1, 1, 1000, 250, 50);
+  p.observe(1, 2, 1000, 250, 60);
+  EXPECT_DOUBLE_EQ(p.predict_end(1, 4000, 100, 500), 1100);   // 100 + 4000 x 0.25
+  EXPECT_DOUBLE_EQ(p.predict_end(1, 4000, 100, 1100), 4100);  // at the prediction: the limit
+}
+
+TEST(ReplayTimeLimit, ExactOrTypedValues) {
+  LocalityWaitSettings s{.overestimate = 1.5};
+  EXPECT_DOUBLE_EQ(replay_time_limit(1000, s), 1500);
+  s.round_limits = true;
+  EXPECT_DOUBLE_EQ(replay_time_limit(100, s), 900);               // 150 s: 15 min
+  EXPECT_DOUBLE_EQ(replay_time_limit(2000, s), 3600);             // 50 min: 1 h
+  EXPECT_DOUBLE_EQ(replay_time_limit(3 * 3600, s), 6 * 3600);     // 4.5 h: 6 h
+  EXPECT_DOUBLE_EQ(replay_time_limit(8 * 86400, s), 14 * 86400);  // 12 days: two weeks
+}
+
+}  // namespace
