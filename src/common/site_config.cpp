@@ -40,6 +40,13 @@ std::optional<bool> parse_bool(std::string_view value) {
   return std::nullopt;
 }
 
+// One of a key's two words (any case): true for `on`, false for `off`, nullopt for any other.
+std::optional<bool> parse_either(std::string_view value, std::string_view on, std::string_view off) {
+  if (key_is(value, on)) return true;
+  if (key_is(value, off)) return false;
+  return std::nullopt;
+}
+
 // A whole decimal number in [low, high]; nullopt otherwise.
 std::optional<int> parse_int(std::string_view value, int low, int high) {
   int n = 0;
@@ -110,21 +117,13 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       if (!f) fail(fmt::format("LocalityWaitCommShare={} is not a number from 0 to 1", value));
       config.locality_wait_comm_share = *f;
     } else if (key_is(key, "LocalityWaitRouting")) {
-      if (key_is(value, "static")) {
-        config.locality_wait_static_routing = true;
-      } else if (key_is(value, "ecmp")) {
-        config.locality_wait_static_routing = false;
-      } else {
-        fail(fmt::format("LocalityWaitRouting={} is not ecmp or static", value));
-      }
+      const auto on = parse_either(value, "static", "ecmp");
+      if (!on) fail(fmt::format("LocalityWaitRouting={} is not ecmp or static", value));
+      config.locality_wait_static_routing = *on;
     } else if (key_is(key, "LocalityWaitEstimate")) {
-      if (key_is(value, "history")) {
-        config.locality_wait_history_estimate = true;
-      } else if (key_is(value, "limit")) {
-        config.locality_wait_history_estimate = false;
-      } else {
-        fail(fmt::format("LocalityWaitEstimate={} is not limit or history", value));
-      }
+      const auto on = parse_either(value, "history", "limit");
+      if (!on) fail(fmt::format("LocalityWaitEstimate={} is not limit or history", value));
+      config.locality_wait_history_estimate = *on;
     } else if (key_is(key, "DebugFlags")) {
       // Comma-separated, as Slurm's DebugFlags; "none" clears them.
       config.debug_placement = false;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <unistd.h>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "common/site_config.hpp"
 
@@ -116,16 +119,30 @@ TEST(SiteConfig, LocalityWaitSettings) {
             "fabricfit.conf:1: LocalityWaitMax=-5 is not a number of seconds from 0 to 604800");
   EXPECT_EQ(error_of("LocalityWaitCommShare=1.5\n"),
             "fabricfit.conf:1: LocalityWaitCommShare=1.5 is not a number from 0 to 1");
-  EXPECT_FALSE(defaults.locality_wait_static_routing);
-  EXPECT_TRUE(parse_site_config("LocalityWaitRouting=static\n", "x").locality_wait_static_routing);
-  EXPECT_FALSE(parse_site_config("LocalityWaitRouting=static\nLocalityWaitRouting=ECMP\n", "x")
-                   .locality_wait_static_routing);
-  EXPECT_EQ(error_of("LocalityWaitRouting=adaptive\n"),
-            "fabricfit.conf:1: LocalityWaitRouting=adaptive is not ecmp or static");
-  EXPECT_FALSE(defaults.locality_wait_history_estimate);
-  EXPECT_TRUE(parse_site_config("LocalityWaitEstimate=history\n", "x").locality_wait_history_estimate);
-  EXPECT_FALSE(parse_site_config("LocalityWaitEstimate=History\nLocalityWaitEstimate=limit\n", "x")
-                   .locality_wait_history_estimate);
-  EXPECT_EQ(error_of("\nLocalityWaitEstimate=guess\n"),
-            "fabricfit.conf:2: LocalityWaitEstimate=guess is not limit or history");
+}
+
+namespace {
+
+// A key of two words: off by default, on by its word in any case, the last line wins, and
+// a third word is refused with the file and line.
+void expect_two_words(const std::string& key, const std::string& off, const std::string& on,
+                      bool fabricfit::SiteConfig::*field) {
+  SCOPED_TRACE(key);
+  EXPECT_FALSE(parse_site_config("", "x").*field);
+  EXPECT_TRUE(parse_site_config(key + "=" + on + "\n", "x").*field);
+  EXPECT_FALSE(parse_site_config(fmt::format("{0}={1}\n{0}={2}\n", key, on, off), "x").*field);
+  std::string upper = off;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_FALSE(parse_site_config(fmt::format("{0}={1}\n{0}={2}\n", key, on, upper), "x").*field);
+  EXPECT_EQ(error_of(fmt::format("\n{}=guess\n", key)),
+            fmt::format("fabricfit.conf:2: {}=guess is not {} or {}", key, off, on));
+}
+
+}  // namespace
+
+TEST(SiteConfig, LocalityWaitTwoWordSettings) {
+  expect_two_words("LocalityWaitRouting", "ecmp", "static",
+                   &fabricfit::SiteConfig::locality_wait_static_routing);
+  expect_two_words("LocalityWaitEstimate", "limit", "history",
+                   &fabricfit::SiteConfig::locality_wait_history_estimate);
 }
