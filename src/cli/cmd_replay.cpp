@@ -65,6 +65,12 @@ int run_replay(const ReplayCliOptions& opt) {
   if (opt.routing != "ecmp" && opt.routing != "static") {
     throw CLI::ValidationError("--routing", "must be ecmp or static");
   }
+  // Limits and their estimate only matter to the adaptive wait: without it they would
+  // change nothing, silently.
+  if ((opt.estimate != "limit" || opt.limits != "exact") && opt.wait_cap_s <= 0) {
+    throw CLI::ValidationError("--estimate/--limits",
+                               "only weigh in fabricfit's adaptive wait: give --wait-cap");
+  }
   for (double f : opt.comm_shares) {
     if (!(f >= 0 && f <= 1)) throw CLI::ValidationError("--comm-shares", "each share must be 0 to 1");
   }

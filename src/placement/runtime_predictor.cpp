@@ -14,10 +14,15 @@ void RunTimePredictor::observe(std::uint32_t user, std::uint64_t job, double lim
     if (h.last[k].job == job) return;
   }
   const Finished f{.job = job, .end_s = end_s, .share = std::min(run_s / limit_s, 1.0)};
-  if (h.count == 0 || end_s >= h.last[0].end_s) {
+  // Newest first by end time, then job id: a strict order, so that a job left out once
+  // (Slurm's end times tie at its 1 s resolution) is left out at every look.
+  const auto newer = [](const Finished& a, const Finished& b) {
+    return a.end_s != b.end_s ? a.end_s > b.end_s : a.job > b.job;
+  };
+  if (h.count == 0 || newer(f, h.last[0])) {
     h.last[1] = h.last[0];
     h.last[0] = f;
-  } else if (h.count == 1 || end_s >= h.last[1].end_s) {
+  } else if (h.count == 1 || newer(f, h.last[1])) {
     h.last[1] = f;  // between the two kept: the older one goes
   } else {
     return;  // older than both kept
@@ -32,7 +37,8 @@ double RunTimePredictor::predict_run(std::uint32_t user, double limit_s) const {
   const History& h = it->second;
   double share = 0;
   for (int k = 0; k < h.count; ++k) share += h.last[k].share;
-  return limit_s * std::min(share / h.count, 1.0);
+  // At least a second: a user whose last jobs exited at once still has a run time to weigh.
+  return std::min(limit_s, std::max(limit_s * std::min(share / h.count, 1.0), kMinRunS));
 }
 
 double RunTimePredictor::predict_end(std::uint32_t user, double limit_s, double start_s, double now_s) const {

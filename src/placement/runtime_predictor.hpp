@@ -19,13 +19,14 @@ namespace fabricfit {
 class RunTimePredictor {
  public:
   // A finished job: `run_s` of its `limit_s`, ended at `end_s`. Only the user's two
-  // latest jobs by end time are kept; a job seen again (the same id) is ignored, so the
+  // latest jobs by end time (then job id) are kept; a job seen again (the same id) is ignored, so the
   // controller can feed every finished job it still holds at each look.
   void observe(std::uint32_t user, std::uint64_t job, double limit_s, double run_s, double end_s);
 
   // The predicted run time of a job with this limit: the limit x the mean share of their
   // limits the user's last two jobs ran (one when only one is known), never above the
-  // limit; the limit itself for a user with no finished job, or no limit.
+  // limit and never under a second; the limit itself for a user with no finished job, or
+  // no limit.
   [[nodiscard]] double predict_run(std::uint32_t user, double limit_s) const;
 
   // When a job that started at `start_s` is expected to end: start + its predicted run,
@@ -33,6 +34,8 @@ class RunTimePredictor {
   [[nodiscard]] double predict_end(std::uint32_t user, double limit_s, double start_s, double now_s) const;
 
   [[nodiscard]] std::size_t users() const { return history_.size(); }
+
+  static constexpr double kMinRunS = 1;
 
  private:
   struct Finished {

@@ -71,7 +71,6 @@ class Simulation {
     running_.resize(jobs.size());
     host_jobs_.resize(index.host_count());
     host_free_at_.assign(index.host_count(), 0.0);
-    limit_end_.assign(jobs.size(), 0.0);
     limit_.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i)
       limit_[i] = replay_time_limit(jobs[i].duration_s, options.wait);
@@ -266,10 +265,9 @@ class Simulation {
       free_gpus_ -= a.gpus[k];
     }
     if (--pending_sizes_[job.gpus()] == 0) pending_sizes_.erase(job.gpus());
-    limit_end_[i] = t + limit_[i];
     for (int h : a.hosts) {
       host_jobs_[h].push_back(i);
-      host_free_at_[h] = std::max(host_free_at_[h], limit_end_[i]);
+      host_free_at_[h] = std::max(host_free_at_[h], t + limit_[i]);
     }
     if (job.nodes >= 2) {
       const PlacementScore s = router_.route_hosts(traffic, a.hosts);
@@ -303,7 +301,7 @@ class Simulation {
       auto& on = host_jobs_[a.hosts[k]];
       std::erase(on, i);
       double latest = 0;
-      for (int j : on) latest = std::max(latest, limit_end_[j]);
+      for (int j : on) latest = std::max(latest, start_[j] + limit_[j]);
       host_free_at_[a.hosts[k]] = latest;
     }
     end_[i] = t;
@@ -371,7 +369,7 @@ class Simulation {
   long free_gpus_ = 0;
   long cluster_gpus_ = 0;
   std::vector<Allocation> allocations_;
-  std::vector<double> start_, end_, limit_end_, host_free_at_, limit_, free_at_now_;
+  std::vector<double> start_, end_, host_free_at_, limit_, free_at_now_;
   RunTimePredictor predictor_;
   std::vector<Running> running_;
   std::vector<std::vector<int>> host_jobs_;

@@ -242,8 +242,9 @@ clear_jobs
 # (about 1 %) teach slurmctld that root's jobs end early (it learns them at its next scan
 # of the job list, within 10 s). The 20-minute job that waited in (a) by its limit (gain
 # 200 s > ~120 s) is now predicted to run about 12 s: it gains about 2 s and starts at
-# once, split. (The blockers, past their own predicted end at once, are expected at their
-# limits as before.)
+# once, split. (The running jobs are predicted to end early too: the blockers, past their
+# predicted second at once, at their limits; the 30-minute jobs on gpu007-008 after about
+# 16 s. The gain decides here; the replay's unit tests take the ends' side.)
 check "(i) LocalityWaitEstimate=history taken" \
   settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitMax=600\nLocalityWaitEstimate=history'
 completed() { [ "$(job_state "$1")" = COMPLETED ]; }

@@ -107,8 +107,8 @@ TEST(LocalityWait, AWaitThatDoesNotPay) {
 }
 
 TEST(LocalityWait, AWaitThatPaysOnlyByTheJobsHistory) {
-  // Time limits four times the run times. W (one host, 10 s) ends at 10 and teaches the
-  // predictor that jobs run a quarter of their limits. C (180 s, at 20) could only be
+  // History weighs when the running jobs end. Time limits four times the run times. W (one host, 10 s) ends
+  // at 10 and teaches the predictor that jobs run a quarter of their limits. C (180 s, at 20) could only be
   // split (W's host and the other group's free one). By limits: gain 720 x 0.5 = 360 <
   // the 380 s until A's limit ends (at 400): it starts split and runs 270 s. By history:
   // gain 180 x 0.5 = 90 > the 80 s until A is expected to end (at 100): it waits and runs
@@ -127,6 +127,30 @@ TEST(LocalityWait, AWaitThatPaysOnlyByTheJobsHistory) {
   EXPECT_EQ(by_history.locality_waits, 1);
   EXPECT_EQ(by_history.split_jobs, 0);
   EXPECT_DOUBLE_EQ(by_history.classes[2].jct_mean_s, (100.0 + 300 + 260) / 3);
+}
+
+TEST(LocalityWait, AJobItsHistoryCallsShortDoesNotWait) {
+  // The other half: history weighs the job's own run time too, and a misleading history
+  // costs. Typed limits (15 min, 30 min, ...), no overestimate. W (10 s of its 15 min)
+  // teaches a share of 1/90. C (1000 s, limit 30 min, at 20) could only be split. By
+  // limits: gain 1800 x 0.5 = 900 > the 880 s until A's limit (900): it waits, and starts
+  // whole when A really ends at 100 (completion 1080 s). By history: predicted 20 s, gain
+  // 10 s < 880 s (A, past its predicted 10 s, is expected at its limit): it starts split
+  // at 20 and runs 1500 s.
+  WaitWorld w;
+  w.options.wait.round_limits = true;
+  std::vector<TraceJob> jobs = wait_trace(1000);
+  jobs[2].submit_s = 20;
+  jobs.insert(jobs.begin() + 2, {.id = "W", .submit_s = 0, .duration_s = 10, .nodes = 1, .gpus_per_node = 8});
+  const auto by_limit = w.run(jobs, 3600);
+  EXPECT_EQ(by_limit.locality_waits, 1);
+  EXPECT_EQ(by_limit.split_jobs, 0);
+  EXPECT_DOUBLE_EQ(by_limit.classes[2].jct_mean_s, (100.0 + 300 + 1080) / 3);
+  w.options.wait.estimate = RunEstimate::History;
+  const auto by_history = w.run(jobs, 3600);
+  EXPECT_EQ(by_history.locality_waits, 0);
+  EXPECT_EQ(by_history.split_jobs, 1);
+  EXPECT_DOUBLE_EQ(by_history.classes[2].jct_mean_s, (100.0 + 300 + 1500) / 3);
 }
 
 TEST(LocalityWait, ReservedHostsOnlyForJobsThatEndInTime) {

@@ -40,6 +40,26 @@ TEST(RunTimePredictor, AJobSeenAgainOrOlderThanBothKeptIsIgnored) {
   EXPECT_DOUBLE_EQ(p.predict_run(1, 1000), 800);
 }
 
+TEST(RunTimePredictor, TiesInEndTimeAreOrderedByJobId) {
+  // Three jobs ending in the same second (an array): jobs 21 and 22 are kept, and job 20,
+  // left out, stays out when the controller feeds it again.
+  RunTimePredictor p;
+  p.observe(1, 21, 1000, 100, 500);
+  p.observe(1, 20, 1000, 900, 500);
+  p.observe(1, 22, 1000, 300, 500);
+  EXPECT_DOUBLE_EQ(p.predict_run(1, 1000), 200);
+  p.observe(1, 20, 1000, 900, 500);
+  EXPECT_DOUBLE_EQ(p.predict_run(1, 1000), 200);
+}
+
+TEST(RunTimePredictor, NeverUnderASecondNorOverTheLimit) {
+  RunTimePredictor p;
+  p.observe(1, 1, 3600, 0, 10);  // exited at once
+  p.observe(1, 2, 3600, 0, 11);
+  EXPECT_DOUBLE_EQ(p.predict_run(1, 7200), 1);
+  EXPECT_DOUBLE_EQ(p.predict_run(1, 0.5), 0.5);
+}
+
 TEST(RunTimePredictor, ARunPastItsLimitCountsAsTheWholeLimit) {
   RunTimePredictor p;
   p.observe(1, 1, 600, 900, 1000);  // OverTimeLimit let it run on
