@@ -106,6 +106,15 @@ TEST(LocalityWait, AWaitThatDoesNotPay) {
   EXPECT_DOUBLE_EQ(r.classes[2].jct_mean_s, (100.0 + 300 + 150) / 3);
 }
 
+// wait_trace with W (one host, 10 s from 0), whose end teaches the predictor, and C
+// arriving at 20, after it.
+std::vector<TraceJob> taught_trace(double c_duration) {
+  std::vector<TraceJob> jobs = wait_trace(c_duration);
+  jobs[2].submit_s = 20;
+  jobs.insert(jobs.begin() + 2, {.id = "W", .submit_s = 0, .duration_s = 10, .nodes = 1, .gpus_per_node = 8});
+  return jobs;
+}
+
 TEST(LocalityWait, AWaitThatPaysOnlyByTheJobsHistory) {
   // History weighs when the running jobs end. Time limits four times the run times. W (one host, 10 s) ends
   // at 10 and teaches the predictor that jobs run a quarter of their limits. C (180 s, at 20) could only be
@@ -115,9 +124,7 @@ TEST(LocalityWait, AWaitThatPaysOnlyByTheJobsHistory) {
   // whole in leaf-01 from 100 to 280.
   WaitWorld w;
   w.options.wait.overestimate = 4;
-  std::vector<TraceJob> jobs = wait_trace(180);
-  jobs[2].submit_s = 20;
-  jobs.insert(jobs.begin() + 2, {.id = "W", .submit_s = 0, .duration_s = 10, .nodes = 1, .gpus_per_node = 8});
+  const std::vector<TraceJob> jobs = taught_trace(180);
   const auto by_limit = w.run(jobs, 3600);
   EXPECT_EQ(by_limit.locality_waits, 0);
   EXPECT_EQ(by_limit.split_jobs, 1);
@@ -139,9 +146,7 @@ TEST(LocalityWait, AJobItsHistoryCallsShortDoesNotWait) {
   // at 20 and runs 1500 s.
   WaitWorld w;
   w.options.wait.round_limits = true;
-  std::vector<TraceJob> jobs = wait_trace(1000);
-  jobs[2].submit_s = 20;
-  jobs.insert(jobs.begin() + 2, {.id = "W", .submit_s = 0, .duration_s = 10, .nodes = 1, .gpus_per_node = 8});
+  const std::vector<TraceJob> jobs = taught_trace(1000);
   const auto by_limit = w.run(jobs, 3600);
   EXPECT_EQ(by_limit.locality_waits, 1);
   EXPECT_EQ(by_limit.split_jobs, 0);
