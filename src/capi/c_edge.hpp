@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
-#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -26,6 +25,15 @@ inline void copy_out(std::string_view s, char* buf, std::size_t len) {
   const std::size_t n = std::min(s.size(), len - 1);
   std::memcpy(buf, s.data(), n);
   buf[n] = '\0';
+}
+
+// `prefix` then `s`, as copy_out would copy their concatenation, without allocating:
+// the edge may be reporting that memory ran out.
+inline void copy_out(std::string_view prefix, std::string_view s, char* buf, std::size_t len) {
+  if (buf == nullptr || len == 0) return;
+  copy_out(prefix, buf, len);
+  const std::size_t used = std::strlen(buf);
+  copy_out(s, buf + used, len - used);
 }
 
 // Runs `body`: its status (FF_OK for a body that returns nothing), or the status of
@@ -52,7 +60,7 @@ int guarded(char* err, std::size_t err_len, Body&& body) noexcept {
   } catch (const RequestError& e) {
     return bad_input(e);
   } catch (const std::exception& e) {
-    copy_out(std::string("internal error: ") + e.what(), err, err_len);
+    copy_out("internal error: ", e.what(), err, err_len);
     return FF_EINTERNAL;
   } catch (...) {
     copy_out("internal error", err, err_len);

@@ -610,8 +610,13 @@ static void *_write_records(void *arg)
 				_free_note(&batch[i]);
 			xfree(batch);
 		}
-		/* Once a second: forget the running jobs that ended, count new ones. */
 		now = time(NULL);
+		if (ffg_wait_ended(now)) {
+			/* Its job is decided again at once, not at the next periodic pass. */
+			debug("fabricfit: a locality wait ended: scheduling");
+			queue_job_scheduler();
+		}
+		/* Once a second: forget the running jobs that ended, count new ones. */
 		if (now != last_recount && (_any_running() || _scan_due())) {
 			last_recount = now;
 			_recount();

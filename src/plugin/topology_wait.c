@@ -18,6 +18,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -64,12 +65,40 @@ static int scratch_hosts = 0;
 /* Lives as long as slurmctld, across engines; what it learnt a restart learns again
  * from the finished jobs slurmctld still holds (MinJobAge). */
 static ff_predictor_t *predictor = NULL;
+/*
+ * The earliest `until` of the waits (0: none). Nothing else asks slurmctld to schedule
+ * when a wait ends, so the job would stay pending to the next periodic pass
+ * (sched_interval, bf_interval: 60 s and 30 s by default). The record thread reads it
+ * without slurmctld's locks (ffg_wait_ended); it is written under the job write lock.
+ */
+static time_t next_end = 0;
+
+static void _note_next_end(void)
+{
+	time_t t = 0;
+
+	for (int k = 0; k < nwaits; k++)
+		if (!t || waits[k].until < t)
+			t = waits[k].until;
+	__atomic_store_n(&next_end, t, __ATOMIC_RELAXED);
+}
 
 static void _drop(int k)
 {
 	FREE_NULL_BITMAP(waits[k].nodes);
 	xfree(waits[k].desc);
 	waits[k] = waits[--nwaits];
+	_note_next_end();
+}
+
+extern bool ffg_wait_ended(time_t now)
+{
+	time_t t = __atomic_load_n(&next_end, __ATOMIC_RELAXED);
+
+	/* Once per end: the pass it asks for re-notes the waits that remain (_prune). */
+	return t && now >= t &&
+	       __atomic_compare_exchange_n(&next_end, &t, 0, false, __ATOMIC_RELAXED,
+					   __ATOMIC_RELAXED);
 }
 
 extern void ffg_wait_forget(void)
@@ -83,6 +112,7 @@ extern void ffg_wait_forget(void)
 	xfree(expected);
 	xfree(usable);
 	scratch_hosts = 0;
+	__atomic_store_n(&next_end, 0, __ATOMIC_RELAXED);
 	ff_predictor_free(predictor);
 	predictor = NULL;
 }
@@ -114,6 +144,7 @@ static void _prune(time_t now)
 		else
 			k++;
 	}
+	_note_next_end();
 }
 
 /* select_nodes() left a job it could not start with WAIT_RESOURCES and no text. */
@@ -283,9 +314,11 @@ static void _keep(job_record_t *job_ptr, const ff_wait_advice_t *a, const int *h
 		waits[k].job_id = job_ptr->job_id;
 	}
 	w = &waits[k];
-	changed = !w->nodes || w->until != (time_t)a->until || w->ready_at != (time_t)a->ready_at;
-	w->until = (time_t)a->until;
-	w->ready_at = (time_t)a->ready_at;
+	changed = !w->nodes || w->until != (time_t)ceil(a->until) ||
+		  w->ready_at != (time_t)ceil(a->ready_at);
+	/* Up to Slurm's whole seconds: the wait lasts until the expected moment. */
+	w->until = (time_t)ceil(a->until);
+	w->ready_at = (time_t)ceil(a->ready_at);
 	FREE_NULL_BITMAP(w->nodes);
 	w->nodes = bit_alloc(node_record_count);
 	for (unsigned i = 0; i < a->nhosts; i++) {
@@ -294,6 +327,7 @@ static void _keep(job_record_t *job_ptr, const ff_wait_advice_t *a, const int *h
 			bit_set(w->nodes, node);
 	}
 	_describe(w);
+	_note_next_end();
 	if (changed)
 		info(
 		    "fabricfit: %pJ waits: %s; slowdown now %.3f, gain %.0fs > expected wait %.0fs",
@@ -385,5 +419,6 @@ extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request
 	_show_reason(job_ptr, &waits[_find(job_ptr->job_id)]);
 	snprintf(note + len, note_len - len,
 		 " locality-wait=waits gain=%.0fs expected_wait=%.0fs until=%ld run=%.0fs",
-		 advice.gain_s, advice.expected_wait_s, (long)advice.until, facts.time_limit_s);
+		 advice.gain_s, advice.expected_wait_s, (long)ceil(advice.until),
+		 facts.time_limit_s);
 }

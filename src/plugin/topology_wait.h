@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "src/interfaces/topology.h"
 
@@ -42,6 +43,13 @@ extern void ffg_wait_init(void);
  * user's jobs run; any other is left alone. A job seen again is ignored.
  */
 extern void ffg_wait_learn(job_record_t *job);
+
+/*
+ * Whether a wait has ended since the last call (`now` past the earliest `until`): then
+ * slurmctld should schedule, so the job is decided again at once. Safe without
+ * slurmctld's locks; true once per end.
+ */
+extern bool ffg_wait_ended(time_t now);
 
 /* The plugin ends: the waits, their scratch and the predictor are freed. */
 extern void ffg_wait_forget(void);

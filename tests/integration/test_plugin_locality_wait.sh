@@ -17,7 +17,9 @@
 #  (e) a split job running now counts (a job that fits alone waits beside it), (g) still
 #      counts after slurmctld re-executes, and (h) counts when Slurm placed it (-w);
 #  (i) with LocalityWaitEstimate=history, the job of (a) is predicted from root's last
-#      finished jobs to run far less than its limit: it gains little and starts at once.
+#      finished jobs to run far less than its limit: it gains little and starts at once;
+#  (j) with no periodic pass for 300 s, a wait that reaches its cap is decided again at
+#      once: the plugin asks slurmctld to schedule.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -266,6 +268,30 @@ if wait_for 10 running "$w"; then
     test "${weighed:-1200}" -lt 60
 else
   fail "(i) $w started at once" "state $(job_state "$w"), reason $(reason "$w")" \
+    "$(grep "JobId=$w" "$ctld_log" | tail -3)"
+fi
+clear_jobs
+
+# --- (j) a wait that ends is decided again at once: with backfill and the main
+# scheduler's periodic pass 300 s apart, nothing else would look at the job until then.
+# The plugin asks slurmctld to schedule when the wait's time is up (LocalityWaitMax=15);
+# the job then starts split at the cap.
+sed -i 's/^SchedulerParameters=batch_sched_delay=0,.*/SchedulerParameters=batch_sched_delay=0,bf_interval=300,sched_interval=300/' "$lab/slurm.conf"
+check "(j) LocalityWaitMax=15 taken, with backfill and the periodic pass 300 s apart" \
+  settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitMax=15'
+check "(j) slurmctld runs with bf_interval=300,sched_interval=300" \
+  wait_for 20 bash -c 'scontrol show config | grep -q "^SchedulerParameters *= .*bf_interval=300,sched_interval=300"'
+fillers=$(fill 90) || { done_testing; }
+w=$(submit -N 4 -t 20 --wrap 'sleep 300')
+t0=$(epoch "$w" SubmitTime)
+check "(j) $w waits (slurmctld logged it)" wait_for 10 grep -q "fabricfit: JobId=$w waits: " "$ctld_log"
+if wait_for 30 running "$w"; then
+  started=$(epoch "$w" StartTime)
+  ok "(j) $w started $((started - t0)) s after submission: $(job_field "$w" NodeList)"
+  check "(j) at the cap (15 s), not at the next periodic pass" test $((started - t0)) -ge 14 -a $((started - t0)) -le 20
+  check "(j) split: the cap ended the wait" test "$(leaves_of "$w")" = 2
+else
+  fail "(j) $w started at the cap" "state $(job_state "$w"), reason $(reason "$w")" \
     "$(grep "JobId=$w" "$ctld_log" | tail -3)"
 fi
 clear_jobs
