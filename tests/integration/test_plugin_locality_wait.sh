@@ -263,6 +263,8 @@ w=$(submit -N 4 -t 20 --wrap 'sleep 300')
 if wait_for 10 running "$w"; then
   ok "(i) the 20-minute job $w started at once: $(job_field "$w" NodeList)"
   check "(i) split over 2 leaf groups" test "$(leaves_of "$w")" = 2
+  # The record thread writes the line within a second of the start.
+  wait_for 5 grep -q "eval_nodes JobId=$w .*locality-wait=.* run=" "$ctld_log"
   weighed=$(grep "eval_nodes JobId=$w .*locality-wait=" "$ctld_log" | sed -n 's/.* run=\([0-9]*\)s.*/\1/p' | tail -1)
   check "(i) slurmctld weighed a predicted run of ${weighed:-?} s, not its 1200 s limit" \
     test "${weighed:-1200}" -lt 60
