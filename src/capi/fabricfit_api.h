@@ -249,6 +249,17 @@ void ff_predictor_observe(ff_predictor_t* predictor, uint32_t user, uint64_t job
 double ff_predictor_run(ff_predictor_t* predictor, int history, uint32_t user, double limit_s);
 double ff_predictor_end(ff_predictor_t* predictor, int history, uint32_t user, double limit_s,
                         double limit_end, double now);
+/*
+ * What it learnt survives a restart or reconfigure in a file (slurmctld's
+ * StateSaveLocation). ff_predictor_save writes it atomically (readers see the old file or
+ * the new one), only when something was learnt since the last save or load; *written
+ * (may be NULL) says whether it wrote. ff_predictor_load adds a saved history to what is
+ * learnt; *jobs (may be NULL) gets how many finished jobs it read. A file that does not
+ * read changes nothing and is FF_EINVAL with "PATH:LINE: reason"; one that cannot be
+ * read or written, FF_EINTERNAL naming it.
+ */
+int ff_predictor_save(ff_predictor_t* predictor, const char* path, int* written, char* err, size_t err_len);
+int ff_predictor_load(ff_predictor_t* predictor, const char* path, unsigned* jobs, char* err, size_t err_len);
 
 /* ---- what the controller tells admins (slurmctld) ---- */
 

@@ -12,16 +12,26 @@
 
 #include <array>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace fabricfit {
+
+// A saved history that does not read: "SOURCE:LINE: reason".
+class HistoryError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class RunTimePredictor {
  public:
   // A finished job: `run_s` of its `limit_s`, ended at `end_s`. Only the user's two
   // latest jobs by end time (then job id) are kept; a job seen again (the same id) is ignored, so the
-  // controller can feed every finished job it still holds at each look.
-  void observe(std::uint32_t user, std::uint64_t job, double limit_s, double run_s, double end_s);
+  // controller can feed every finished job it still holds at each look. Whether it
+  // changed what is kept.
+  bool observe(std::uint32_t user, std::uint64_t job, double limit_s, double run_s, double end_s);
 
   // The predicted run time of a job with this limit: the limit x the mean share of their
   // limits the user's last two jobs ran (one when only one is known), never above the
@@ -35,6 +45,18 @@ class RunTimePredictor {
 
   [[nodiscard]] std::size_t users() const { return history_.size(); }
 
+  // What it has learnt, as text a restarted controller reads back (StateSaveLocation):
+  // a header line, then one line per finished job kept, "USER JOB END SHARE", by user.
+  [[nodiscard]] std::string to_text() const;
+
+  // Adds the jobs of a saved history (to_text) to what it has learnt, as observe would:
+  // the latest two per user are kept, a job already known is ignored. All or nothing:
+  // text that does not read throws HistoryError naming `source`, the line and the
+  // reason, and leaves the predictor as it was. How many finished jobs it read.
+  std::size_t merge_text(std::string_view text, std::string_view source);
+
+  static constexpr std::string_view kTextHeader = "# fabricfit run-time history 1: user job end share";
+
   static constexpr double kMinRunS = 1;
 
  private:
@@ -47,6 +69,7 @@ class RunTimePredictor {
     std::array<Finished, 2> last{};  // [0] the latest
     int count = 0;
   };
+  bool remember(std::uint32_t user, const Finished& f);
   std::unordered_map<std::uint32_t, History> history_;
 };
 

@@ -37,6 +37,12 @@
 #define MAX_NOTES 4096
 /* Seconds between two scans of the job list for running jobs the engine has not seen. */
 #define SCAN_INTERVAL 10
+/*
+ * Seconds between saves of the run-time history, when something was learnt: the scans'
+ * pace. Slurm runs no plugin fini at a reconfigure's re-exec nor at a shutdown, so what
+ * the new slurmctld reads is what was saved here.
+ */
+#define HISTORY_SAVE_INTERVAL SCAN_INTERVAL
 
 typedef struct {
 	uint32_t job_id, array_job_id, array_task_id;
@@ -560,7 +566,7 @@ static void *_write_records(void *arg)
 {
 	/* The locks eval_nodes runs under: its allocation is settled once we hold them. */
 	slurmctld_lock_t job_write = {.job = WRITE_LOCK, .node = READ_LOCK};
-	time_t last_recount = 0;
+	time_t last_recount = 0, last_save = time(NULL);
 
 	(void)arg;
 	slurm_mutex_lock(&note_lock);
@@ -615,6 +621,10 @@ static void *_write_records(void *arg)
 			/* Its job is decided again at once, not at the next periodic pass. */
 			debug("fabricfit: a locality wait ended: scheduling");
 			queue_job_scheduler();
+		}
+		if (now >= last_save + HISTORY_SAVE_INTERVAL) {
+			last_save = now;
+			ffg_wait_save();
 		}
 		/* Once a second: forget the running jobs that ended, count new ones. */
 		if (now != last_recount && (_any_running() || _scan_due())) {

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -62,9 +63,15 @@ static double *free_at = NULL; /* per fabric host: when its jobs reach their lim
 static int *placed = NULL, *expected = NULL;
 static unsigned char *usable = NULL;
 static int scratch_hosts = 0;
-/* Lives as long as slurmctld, across engines; what it learnt a restart learns again
- * from the finished jobs slurmctld still holds (MinJobAge). */
+/* Lives as long as slurmctld, across engines; what it learnt is saved in
+ * StateSaveLocation (HISTORY_FILE, by the record thread every 10 s when it learnt
+ * something) and read back at a restart or reconfigure. */
 static ff_predictor_t *predictor = NULL;
+#define HISTORY_FILE "fabricfit.runtime-history"
+static bool save_failed = false; /* the last save failed (logged once) */
+/* Taken at init: the record thread saves without reading slurm_conf, which a reconfigure
+ * replaces. NULL without a StateSaveLocation. */
+static char *history_path = NULL;
 /*
  * The earliest `until` of the waits (0: none). Nothing else asks slurmctld to schedule
  * when a wait ends, so the job would stay pending to the next periodic pass
@@ -101,8 +108,32 @@ extern bool ffg_wait_ended(time_t now)
 					   __ATOMIC_RELAXED);
 }
 
+extern void ffg_wait_save(void)
+{
+	char err[512] = "";
+	int written = 0;
+
+	if (!predictor || !history_path)
+		return;
+	if (ff_predictor_save(predictor, history_path, &written, err, sizeof(err)) != FF_OK) {
+		if (!save_failed)
+			error("fabricfit: cannot save the run-time history "
+			      "(LocalityWaitEstimate=history): "
+			      "%s; a restart learns it again from the jobs slurmctld holds",
+			      err);
+		save_failed = true;
+	} else if (written) {
+		if (save_failed)
+			info("fabricfit: the run-time history is saved again in %s", history_path);
+		save_failed = false;
+	}
+}
+
 extern void ffg_wait_forget(void)
 {
+	ffg_wait_save();
+	xfree(history_path);
+	save_failed = false;
 	while (nwaits)
 		_drop(nwaits - 1);
 	xfree(waits);
@@ -119,10 +150,29 @@ extern void ffg_wait_forget(void)
 
 extern void ffg_wait_init(void)
 {
-	if (!predictor && !(predictor = ff_predictor_new()))
+	char err[512] = "";
+	unsigned jobs = 0;
+
+	if (predictor)
+		return;
+	if (slurm_conf.state_save_location)
+		xstrfmtcat(history_path, "%s/%s", slurm_conf.state_save_location, HISTORY_FILE);
+	if (!(predictor = ff_predictor_new())) {
 		error(
 		    "fabricfit: no memory for the run-time predictor: LocalityWaitEstimate=history "
 		    "takes time limits");
+		return;
+	}
+	if (!history_path || access(history_path, F_OK))
+		return; /* nothing saved yet */
+	if (ff_predictor_load(predictor, history_path, &jobs, err, sizeof(err)) == FF_OK)
+		info("fabricfit: run-time history: %u finished jobs read from %s", jobs,
+		     history_path);
+	else
+		error(
+		    "fabricfit: the run-time history is not read: %s; it is learnt again from the "
+		    "jobs slurmctld holds, and the file is replaced at the next save",
+		    err);
 }
 
 static int _find(uint32_t job_id)

@@ -34,7 +34,8 @@ extern bool ffg_wait_begin(topology_eval_t *topo_eval, bool test_only);
 extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request, bool test_only,
 			 char *note, size_t note_len);
 
-/* slurmctld starts the plugin: the run-time predictor (LocalityWaitEstimate=history). */
+/* slurmctld starts the plugin: the run-time predictor (LocalityWaitEstimate=history),
+ * with the history a previous slurmctld saved. */
 extern void ffg_wait_init(void);
 
 /*
@@ -50,6 +51,13 @@ extern void ffg_wait_learn(job_record_t *job);
  * slurmctld's locks; true once per end.
  */
 extern bool ffg_wait_ended(time_t now);
+
+/*
+ * Writes what the run-time predictor learnt since the last save to StateSaveLocation
+ * (fabricfit.runtime-history), which ffg_wait_init reads back. Without slurmctld's locks:
+ * file I/O; the predictor locks itself.
+ */
+extern void ffg_wait_save(void);
 
 /* The plugin ends: the waits, their scratch and the predictor are freed. */
 extern void ffg_wait_forget(void);

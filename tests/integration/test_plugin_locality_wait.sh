@@ -18,6 +18,7 @@
 #      counts after slurmctld re-executes, and (h) counts when Slurm placed it (-w);
 #  (i) with LocalityWaitEstimate=history, the job of (a) is predicted from root's last
 #      finished jobs to run far less than its limit: it gains little and starts at once;
+#  (k) what it learnt is saved in StateSaveLocation and read back by a re-executed slurmctld;
 #  (j) with no periodic pass for 300 s, a wait that reaches its cap is decided again at
 #      once: the plugin asks slurmctld to schedule.
 set -u
@@ -250,9 +251,11 @@ clear_jobs
 check "(i) LocalityWaitEstimate=history taken" \
   settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitMax=600\nLocalityWaitEstimate=history'
 completed() { [ "$(job_state "$1")" = COMPLETED ]; }
+taught=()
 for n in 1 2; do
   j=$(submit -t 10 -w gpu00$n --wrap 'sleep 5')
   check "(i) the 10-minute job $j on gpu00$n completed after about 5 s" wait_for 30 completed "$j"
+  taught+=("$j")
 done
 sleep 12
 fillers=$(fill 60) || { done_testing; }
@@ -273,6 +276,22 @@ else
     "$(grep "JobId=$w" "$ctld_log" | tail -3)"
 fi
 clear_jobs
+
+# --- (k) what the predictor learnt survives slurmctld's re-exec: the record thread saves
+# it in StateSaveLocation within 10 s of learning (Slurm runs no plugin fini at a re-exec),
+# and the new slurmctld reads it back when it loads the plugin.
+history=$lab/state/fabricfit.runtime-history
+check "(k) $history holds root's two jobs of (i), ${taught[*]}" \
+  wait_for 15 bash -c 'grep -q "^0 $2 " "$1" && grep -q "^0 $3 " "$1"' _ "$history" "${taught[0]}" "${taught[1]}"
+reads=$(grep -c "fabricfit: run-time history: .* read from" "$ctld_log")
+scontrol reconfigure > /dev/null
+if wait_for 20 bash -c '[ "$(grep -c "fabricfit: run-time history: .* read from" "$1")" -gt "$2" ]' _ "$ctld_log" "$reads"; then
+  ok "(k) the re-executed slurmctld read it: $(grep "fabricfit: run-time history: " "$ctld_log" | tail -1 | sed 's/.*fabricfit: //')"
+  check "(k) both jobs" bash -c 'grep "fabricfit: run-time history: " "$1" | tail -1 | grep -q "history: 2 finished jobs read from $2"' _ "$ctld_log" "$history"
+else
+  fail "(k) the re-executed slurmctld read the run-time history" "$(grep "fabricfit: .*history" "$ctld_log" | tail -3)"
+fi
+wait_for 20 scontrol ping > /dev/null
 
 # --- (j) a wait that ends is decided again at once: with backfill and the main
 # scheduler's periodic pass 300 s apart, nothing else would look at the job until then.

@@ -16,6 +16,7 @@
 #include "common/site_config.hpp"
 #include "common/slurm_node_names.hpp"
 #include "placement/comm_pattern.hpp"
+#include "placement/runtime_predictor.hpp"
 #include "topology/ibnetdiscover_reader.hpp"
 #include "topology/node_name_map.hpp"
 #include "topology/snapshot.hpp"
@@ -66,6 +67,33 @@ TEST(SeedFixtures, CommPatternsParseAndSpellBack) {
   for (const auto& f : files) {
     const CommPattern p = parse_comm_pattern(read_all(f));
     EXPECT_EQ(parse_comm_pattern(p.to_string()), p) << f;
+  }
+}
+
+// Saved run-time histories read, or (bad-share) fail with their line.
+TEST(SeedFixtures, RunTimeHistoriesReadOrNameTheLine) {
+  const auto files = fixtures_in("runtime-history");
+  ASSERT_GE(files.size(), 3u);
+  for (const auto& f : files) {
+    RunTimePredictor p;
+    if (f.filename() == "bad-share") {
+      EXPECT_THROW(
+          {
+            try {
+              p.merge_text(read_all(f), f.string());
+            } catch (const HistoryError& e) {
+              EXPECT_EQ(std::string(e.what()), f.string() + ":3: share 'share' is not a number from 0 to 1");
+              throw;
+            }
+          },
+          HistoryError);
+      continue;
+    }
+    const std::size_t jobs = p.merge_text(read_all(f), f.string());
+    EXPECT_EQ(jobs, f.filename() == "two-users" ? 4u : 0u) << f;
+    RunTimePredictor back;
+    back.merge_text(p.to_text(), "saved");
+    EXPECT_EQ(back.to_text(), p.to_text()) << f;
   }
 }
 

@@ -4,6 +4,9 @@
 // typed time limits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "placement/locality_wait.hpp"
 #include "placement/runtime_predictor.hpp"
 
@@ -75,6 +78,65 @@ TEST(RunTimePredictor, PastItsPredictionAJobIsExpectedAtItsLimit) {
   p.observe(1, 2, 1000, 250, 60);
   EXPECT_DOUBLE_EQ(p.predict_end(1, 4000, 100, 500), 1100);   // 100 + 4000 x 0.25
   EXPECT_DOUBLE_EQ(p.predict_end(1, 4000, 100, 1100), 4100);  // at the prediction: the limit
+}
+
+// What a restarted controller reads back predicts as what was learnt.
+TEST(RunTimePredictor, ItsTextReadsBackToTheSamePredictions) {
+  RunTimePredictor p;
+  p.observe(7, 1, 3600, 900, 1000);
+  p.observe(7, 2, 1000, 750, 2000.5);
+  p.observe(7, 3, 300, 100, 500);                                    // older than both kept: not saved
+  p.observe(4000000000U, 18446744073709551615ULL, 3000, 1000, 1e9);  // largest uid and id
+  const std::string text = p.to_text();
+  EXPECT_EQ(text.substr(0, text.find('\n')), RunTimePredictor::kTextHeader);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4) << text;
+
+  RunTimePredictor back;
+  EXPECT_EQ(back.merge_text(text, "saved"), 3U);
+  EXPECT_EQ(back.to_text(), text);
+  EXPECT_DOUBLE_EQ(back.predict_run(7, 7200), 3600);
+  EXPECT_DOUBLE_EQ(back.predict_run(4000000000U, 3000), 1000);
+  EXPECT_DOUBLE_EQ(back.predict_run(8, 7200), 7200);
+  // Read beside what was learnt since: the latest two per user, a known job once.
+  RunTimePredictor since;
+  since.observe(7, 4, 1000, 1000, 3000);
+  since.merge_text(text, "saved");
+  since.merge_text(text, "saved");
+  EXPECT_DOUBLE_EQ(since.predict_run(7, 1000), 875);  // (1 + 0.75) / 2: job 4 and job 2
+}
+
+// A saved history that does not read names the file, the line and why, and changes
+// nothing (all or nothing).
+TEST(RunTimePredictor, ATextThatDoesNotReadChangesNothing) {
+  RunTimePredictor p;
+  p.observe(7, 1, 1000, 250, 1000);
+  const std::string header(RunTimePredictor::kTextHeader);
+  const auto error_of = [&](const std::string& text) -> std::string {
+    try {
+      p.merge_text(text, "/state/fabricfit.runtime-history");
+    } catch (const HistoryError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(""), "/state/fabricfit.runtime-history: empty, not a run-time history");
+  EXPECT_EQ(error_of("7 1 1000 0.5\n"),
+            "/state/fabricfit.runtime-history:1: not a run-time history (expected \"" + header + "\")");
+  EXPECT_EQ(error_of(header + "\n7 2 2000 0.5\n\n# a note\n7 3 3000 1.5\n"),
+            "/state/fabricfit.runtime-history:5: share '1.5' is not a number from 0 to 1");
+  EXPECT_EQ(error_of(header + "\n7 2 2000\n"),
+            "/state/fabricfit.runtime-history:2: 3 words, not 4 (user job end share)");
+  EXPECT_EQ(error_of(header + "\n7 2 2000 0.5 x\n"),
+            "/state/fabricfit.runtime-history:2: more than 4 words (user job end share)");
+  EXPECT_EQ(error_of(header + "\n-7 2 2000 0.5\n"),
+            "/state/fabricfit.runtime-history:2: user '-7' is not a uid");
+  EXPECT_EQ(error_of(header + "\n7 2x 2000 0.5\n"),
+            "/state/fabricfit.runtime-history:2: job '2x' is not a job id");
+  EXPECT_EQ(error_of(header + "\n7 2 inf 0.5\n"),
+            "/state/fabricfit.runtime-history:2: end 'inf' is not a time in seconds");
+  // The good line before the bad one was not taken either.
+  EXPECT_DOUBLE_EQ(p.predict_run(7, 1000), 250);
+  EXPECT_EQ(p.users(), 1U);
 }
 
 TEST(ReplayTimeLimit, ExactOrTypedValues) {

@@ -80,3 +80,64 @@ TEST(FabricfitApi, PredictorGivesTheLimitUntilAskedAndTaught) {
   EXPECT_DOUBLE_EQ(ff_predictor_end(p, 1, 5, 0, 5000, 2000), 5000) << "no limit: slurmctld's end time";
   ff_predictor_free(p);
 }
+
+// What slurmctld learnt survives a restart: saved when something was learnt, read back
+// into a new predictor; a file that does not read changes nothing and names its line.
+TEST(FabricfitApi, PredictorHistorySurvivesARestart) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ff-history-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "fabricfit.runtime-history").string();
+  char err[256] = "";
+  int written = -1;
+  unsigned jobs = 99;
+
+  ff_predictor_t* before = ff_predictor_new();
+  ASSERT_NE(before, nullptr);
+  EXPECT_EQ(ff_predictor_save(before, path.c_str(), &written, err, sizeof err), FF_OK);
+  EXPECT_EQ(written, 0) << "nothing learnt: nothing written";
+  EXPECT_FALSE(fs::exists(path));
+  ff_predictor_observe(before, 5, 100, 600, 60, 1000);
+  ff_predictor_observe(before, 5, 101, 600, 180, 1100);
+  EXPECT_EQ(ff_predictor_save(before, path.c_str(), &written, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(written, 1);
+  EXPECT_EQ(ff_predictor_save(before, path.c_str(), &written, err, sizeof err), FF_OK);
+  EXPECT_EQ(written, 0) << "nothing new since";
+  ff_predictor_free(before);
+
+  ff_predictor_t* after = ff_predictor_new();
+  EXPECT_EQ(ff_predictor_load(after, path.c_str(), &jobs, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(jobs, 2U);
+  EXPECT_DOUBLE_EQ(ff_predictor_run(after, 1, 5, 3600), 720) << "a fifth, as learnt before the restart";
+  EXPECT_EQ(ff_predictor_save(after, path.c_str(), &written, err, sizeof err), FF_OK);
+  EXPECT_EQ(written, 0) << "what was read is saved already";
+
+  // A garbled file: FF_EINVAL naming the file and line; what was read stays.
+  const std::string good = [&] {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  std::ofstream(path) << good << "5 102 1200 zero\n";
+  ff_predictor_t* fresh = ff_predictor_new();
+  EXPECT_EQ(ff_predictor_load(fresh, path.c_str(), &jobs, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(std::string(err), path + ":4: share 'zero' is not a number from 0 to 1");
+  EXPECT_EQ(jobs, 0U);
+  EXPECT_DOUBLE_EQ(ff_predictor_run(fresh, 1, 5, 3600), 3600) << "no line of it was taken";
+  EXPECT_EQ(ff_predictor_load(after, path.c_str(), &jobs, err, sizeof err), FF_EINVAL);
+  EXPECT_DOUBLE_EQ(ff_predictor_run(after, 1, 5, 3600), 720);
+  std::ofstream(path, std::ios::trunc).flush();
+  EXPECT_EQ(ff_predictor_load(fresh, path.c_str(), &jobs, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(std::string(err), path + ": empty, not a run-time history");
+  // A file that cannot be read, or written: FF_EINTERNAL naming it.
+  EXPECT_EQ(ff_predictor_load(fresh, (dir / "none").c_str(), &jobs, err, sizeof err), FF_EINTERNAL);
+  EXPECT_NE(std::string(err).find((dir / "none").string() + ": cannot read it"), std::string::npos) << err;
+  ff_predictor_observe(fresh, 5, 200, 600, 60, 1000);
+  const std::string unwritable = (dir / "no-such-dir" / "history").string();
+  EXPECT_EQ(ff_predictor_save(fresh, unwritable.c_str(), &written, err, sizeof err), FF_EINTERNAL);
+  EXPECT_EQ(written, 0);
+  EXPECT_NE(std::string(err).find(unwritable), std::string::npos) << err;
+  ff_predictor_free(fresh);
+  ff_predictor_free(after);
+  fs::remove_all(dir);
+}
