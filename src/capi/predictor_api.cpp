@@ -2,8 +2,11 @@
 // The run-time predictor at the C edge (ff_predictor_*): slurmctld's finished jobs in,
 // the locality wait's run times out. Nothing here may throw into slurmctld: a job that
 // cannot be learnt (no memory) is skipped, and a prediction falls back to the limit.
-#include <fstream>
-#include <iterator>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 #include <mutex>
 #include <new>
 #include <string>
@@ -22,6 +25,32 @@ struct ff_predictor {
   fabricfit::RunTimePredictor model;
   unsigned long learnt = 0;  // jobs learnt since the last save or load
 };
+
+namespace {
+
+// The whole file into `out`; false with errno set when it cannot be read (a directory
+// fails here too: read gives EISDIR).
+bool read_whole(const char* path, std::string& out) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int saved = errno;
+      ::close(fd);
+      errno = saved;
+      return false;
+    }
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -80,6 +109,8 @@ int ff_predictor_save(ff_predictor_t* predictor, const char* path, int* written,
       learnt = predictor->learnt;
     }
     // The file is written without the lock: evaluations go on predicting meanwhile.
+    // A slurmctld that exited mid-write (a re-exec's parent) left its temporary.
+    fabricfit::remove_stale_temporaries(path, std::chrono::seconds(60));
     fabricfit::write_file_atomically(path, text);
     const std::lock_guard<std::mutex> guard(predictor->lock);
     predictor->learnt -= learnt;  // what was learnt while writing is saved next time
@@ -95,10 +126,8 @@ int ff_predictor_load(ff_predictor_t* predictor, const char* path, unsigned* job
     return FF_EINTERNAL;
   }
   return guarded(err, err_len, [&]() -> int {
-    std::ifstream in(path, std::ios::binary);
     std::string content;
-    if (in) content.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (!in.is_open() || in.bad()) {
+    if (!read_whole(path, content)) {
       copy_out(std::string(path) + ": cannot read it: " + std::generic_category().message(errno), err,
                err_len);
       return FF_EINTERNAL;

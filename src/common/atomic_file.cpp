@@ -53,4 +53,28 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   }
 }
 
+std::size_t remove_stale_temporaries(const std::filesystem::path& path,
+                                     std::chrono::seconds older_than) noexcept {
+  namespace fs = std::filesystem;
+  std::size_t removed = 0;
+  try {
+    const auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    // mkstemp's name: the prefix and six characters.
+    const std::string prefix = "." + path.filename().string() + ".";
+    const auto cutoff = fs::file_time_type::clock::now() - older_than;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.size() != prefix.size() + 6 || name.compare(0, prefix.size(), prefix) != 0) continue;
+      std::error_code stat_ec;
+      if (!it->is_regular_file(stat_ec) || stat_ec) continue;
+      const auto written = it->last_write_time(stat_ec);
+      if (stat_ec || written > cutoff) continue;
+      if (fs::remove(it->path(), stat_ec)) ++removed;
+    }
+  } catch (...) {  // NOLINT(bugprone-empty-catch): best effort; the next save tries again
+  }
+  return removed;
+}
+
 }  // namespace fabricfit

@@ -85,6 +85,13 @@ bool read_number(std::string_view word, T& out) {
 }  // namespace
 
 std::size_t RunTimePredictor::merge_text(std::string_view text, std::string_view source) {
+  // to_text ends every line: a last line without its newline was cut short (a number
+  // cut short still reads, as another number).
+  if (!text.empty() && text.back() != '\n') {
+    const auto lines = std::count(text.begin(), text.end(), '\n') + 1;
+    throw HistoryError(
+        fmt::format("{}:{}: the last line is cut short (no newline at its end)", source, lines));
+  }
   std::vector<std::pair<std::uint32_t, Finished>> read;
   int line_no = 0;
   bool header = false;

@@ -27,8 +27,6 @@ std::string to_string(WaitVerdict verdict) {
 
 namespace {
 
-constexpr double kSlurmSecond = 1.0;
-
 // The slowdown of the job on its placement: during its communication phases it drives its
 // HCAs at line rate (peak demand), and gets its max-min fair share of each uplink bundle
 // beside the running split jobs, each also at peak (the stress case: their bursts
@@ -88,18 +86,16 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
   d.expected_wait_s = advice.expected_wait_s;
   d.ready_at = target.ready_s;
   d.leaf_group = target.leaf_group;
-  // Slurm counts in whole seconds: a wait that would end within this one holds the job
-  // for nothing (it is asked again only at the next scheduling pass).
-  if (advice.wait && advice.until_s >= facts.now + kSlurmSecond) {
+  if (advice.wait && advice.until_s > facts.now) {
     d.verdict = WaitVerdict::Waits;
     d.wait = true;
     d.until = advice.until_s;
     d.hosts = target.hosts;
     return d;
   }
-  d.verdict = advice.expected_wait_s < kSlurmSecond ? WaitVerdict::ReadyNow
-              : advice.expected_wait_s >= d.gain_s  ? WaitVerdict::WaitTooLong
-                                                    : WaitVerdict::CapReached;
+  d.verdict = !(advice.expected_wait_s > 0)        ? WaitVerdict::ReadyNow
+              : advice.expected_wait_s >= d.gain_s ? WaitVerdict::WaitTooLong
+                                                   : WaitVerdict::CapReached;
   return d;
 }
 

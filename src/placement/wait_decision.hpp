@@ -40,8 +40,7 @@ enum class WaitVerdict {
   NoTimeLimit,   // no finite time limit: no predicted duration
   NoGain,        // the split placement now runs as fast as one group would
   NoGroup,       // no leaf group is expected to hold the job (limits overrun, too few hosts)
-  ReadyNow,      // a group could hold it now or within the second (the placement now was split
-                 // for another reason, or the hosts are expected free before Slurm's clock moves)
+  ReadyNow,      // a group could hold it now (the placement now was split for another reason)
   WaitTooLong,   // expected wait >= gain
   CapReached,    // waited the cap already
 };
@@ -54,8 +53,7 @@ struct WaitDecision {
   double gain_s = 0;           // time limit x (slowdown now - 1)
   double expected_wait_s = 0;  // until the target group is expected to hold the job
   double ready_at = 0;         // when it is expected to (absolute); 0: no group
-  double until = 0;            // when the wait ends at the latest: min(ready_at, eligible + cap),
-                               // at least a second from now (Slurm's resolution)
+  double until = 0;            // when the wait ends at the latest: min(ready_at, eligible + cap)
   int leaf_group = -1;         // the group it waits for
   std::vector<int> hosts;      // the hosts it expects there: reserved while it waits
 };

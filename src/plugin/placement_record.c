@@ -40,7 +40,8 @@
 /*
  * Seconds between saves of the run-time history, when something was learnt: the scans'
  * pace. Slurm runs no plugin fini at a reconfigure's re-exec nor at a shutdown, so what
- * the new slurmctld reads is what was saved here.
+ * the new slurmctld reads is what was saved here, and once more when the thread sees the
+ * shutdown (a re-exec sets shutdown_time too) and never after it.
  */
 #define HISTORY_SAVE_INTERVAL SCAN_INTERVAL
 
@@ -566,7 +567,8 @@ static void *_write_records(void *arg)
 {
 	/* The locks eval_nodes runs under: its allocation is settled once we hold them. */
 	slurmctld_lock_t job_write = {.job = WRITE_LOCK, .node = READ_LOCK};
-	time_t last_recount = 0, last_save = time(NULL);
+	time_t last_recount = 0, last_save = time(NULL), kicked = 0, wait_end;
+	bool saved_at_shutdown = false;
 
 	(void)arg;
 	slurm_mutex_lock(&note_lock);
@@ -617,13 +619,21 @@ static void *_write_records(void *arg)
 			xfree(batch);
 		}
 		now = time(NULL);
-		if (ffg_wait_ended(now)) {
+		wait_end = ffg_wait_next_end();
+		if (wait_end && now >= wait_end && wait_end != kicked) {
 			/* Its job is decided again at once, not at the next periodic pass. */
 			debug("fabricfit: a locality wait ended: scheduling");
 			queue_job_scheduler();
+			kicked = wait_end;
 		}
-		if (now >= last_save + HISTORY_SAVE_INTERVAL) {
+		if (_shutting_down()) {
+			/* Last save before a re-exec or exit; none after (the new slurmctld's). */
+			if (!saved_at_shutdown)
+				ffg_wait_save();
+			saved_at_shutdown = true;
+		} else if (now < last_save || now >= last_save + HISTORY_SAVE_INTERVAL) {
 			last_save = now;
+			saved_at_shutdown = false;
 			ffg_wait_save();
 		}
 		/* Once a second: forget the running jobs that ended, count new ones. */

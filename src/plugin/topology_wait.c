@@ -18,6 +18,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,6 +78,8 @@ static char *history_path = NULL;
  * when a wait ends, so the job would stay pending to the next periodic pass
  * (sched_interval, bf_interval: 60 s and 30 s by default). The record thread reads it
  * without slurmctld's locks (ffg_wait_ended); it is written under the job write lock.
+ * A wait an evaluation drops at its end asks for the pass itself (_prune), since the
+ * record thread may then never see its time.
  */
 static time_t next_end = 0;
 
@@ -98,14 +101,9 @@ static void _drop(int k)
 	_note_next_end();
 }
 
-extern bool ffg_wait_ended(time_t now)
+extern time_t ffg_wait_next_end(void)
 {
-	time_t t = __atomic_load_n(&next_end, __ATOMIC_RELAXED);
-
-	/* Once per end: the pass it asks for re-notes the waits that remain (_prune). */
-	return t && now >= t &&
-	       __atomic_compare_exchange_n(&next_end, &t, 0, false, __ATOMIC_RELAXED,
-					   __ATOMIC_RELAXED);
+	return __atomic_load_n(&next_end, __ATOMIC_RELAXED);
 }
 
 extern void ffg_wait_save(void)
@@ -117,10 +115,10 @@ extern void ffg_wait_save(void)
 		return;
 	if (ff_predictor_save(predictor, history_path, &written, err, sizeof(err)) != FF_OK) {
 		if (!save_failed)
-			error("fabricfit: cannot save the run-time history "
-			      "(LocalityWaitEstimate=history): "
-			      "%s; a restart learns it again from the jobs slurmctld holds",
-			      err);
+			error(
+			    "fabricfit: cannot save the run-time history: %s; a restart learns it "
+			    "again from the jobs slurmctld holds",
+			    err);
 		save_failed = true;
 	} else if (written) {
 		if (save_failed)
@@ -163,7 +161,7 @@ extern void ffg_wait_init(void)
 		    "takes time limits");
 		return;
 	}
-	if (!history_path || access(history_path, F_OK))
+	if (!history_path || (access(history_path, F_OK) && errno == ENOENT))
 		return; /* nothing saved yet */
 	if (ff_predictor_load(predictor, history_path, &jobs, err, sizeof(err)) == FF_OK)
 		info("fabricfit: run-time history: %u finished jobs read from %s", jobs,
@@ -171,7 +169,7 @@ extern void ffg_wait_init(void)
 	else
 		error(
 		    "fabricfit: the run-time history is not read: %s; it is learnt again from the "
-		    "jobs slurmctld holds, and the file is replaced at the next save",
+		    "jobs slurmctld holds, and the file is replaced once a job is learnt",
 		    err);
 }
 
@@ -189,9 +187,12 @@ static void _prune(time_t now)
 	for (int k = 0; k < nwaits;) {
 		job_record_t *job = find_job_record(waits[k].job_id);
 		if (!job || !IS_JOB_PENDING(job) || waits[k].until <= now ||
-		    bit_size(waits[k].nodes) != node_record_count)
+		    bit_size(waits[k].nodes) != node_record_count) {
+			/* Its job is decided again at once (this pass may be past it). */
+			if (job && IS_JOB_PENDING(job) && waits[k].until <= now)
+				queue_job_scheduler();
 			_drop(k);
-		else
+		} else
 			k++;
 	}
 	_note_next_end();

@@ -46,11 +46,10 @@ extern void ffg_wait_init(void);
 extern void ffg_wait_learn(job_record_t *job);
 
 /*
- * Whether a wait has ended since the last call (`now` past the earliest `until`): then
- * slurmctld should schedule, so the job is decided again at once. Safe without
- * slurmctld's locks; true once per end.
+ * The earliest time a wait ends (0: none): once past, slurmctld should schedule so that
+ * its job is decided again at once. Safe without slurmctld's locks.
  */
-extern bool ffg_wait_ended(time_t now);
+extern time_t ffg_wait_next_end(void);
 
 /*
  * Writes what the run-time predictor learnt since the last save to StateSaveLocation

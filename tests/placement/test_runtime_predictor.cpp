@@ -132,6 +132,8 @@ TEST(RunTimePredictor, ATextThatDoesNotReadChangesNothing) {
             "/state/fabricfit.runtime-history:2: user '-7' is not a uid");
   EXPECT_EQ(error_of(header + "\n7 2x 2000 0.5\n"),
             "/state/fabricfit.runtime-history:2: job '2x' is not a job id");
+  EXPECT_EQ(error_of(header + "\n7 2 2000 0.5\n7 3 30"),
+            "/state/fabricfit.runtime-history:3: the last line is cut short (no newline at its end)");
   EXPECT_EQ(error_of(header + "\n7 2 inf 0.5\n"),
             "/state/fabricfit.runtime-history:2: end 'inf' is not a time in seconds");
   // The good line before the bad one was not taken either.

@@ -93,23 +93,6 @@ TEST(WaitDecision, AWaitCutAtTheCap) {
   EXPECT_EQ(c.ask(600, 1000, 0).verdict, WaitVerdict::Disabled);
 }
 
-// Slurm counts in whole seconds: hosts expected free 0.4 s from now (a run-time
-// prediction that ends within this second) make no wait, which would only hold the job
-// to the next scheduling pass; 1.4 s from now do, until then.
-TEST(WaitDecision, AWaitWithinTheSecondIsNone) {
-  Cluster c;
-  c.free_at = {0, 0, 1000.4, 1000.4, 0, 0, 2800, 2800};
-  WaitDecision d = c.ask(600);
-  EXPECT_EQ(d.verdict, WaitVerdict::ReadyNow);
-  EXPECT_FALSE(d.wait);
-  EXPECT_NEAR(d.expected_wait_s, 0.4, 1e-9);
-  EXPECT_TRUE(d.hosts.empty());
-  c.free_at[2] = c.free_at[3] = 1001.4;
-  d = c.ask(600);
-  EXPECT_EQ(d.verdict, WaitVerdict::Waits);
-  EXPECT_DOUBLE_EQ(d.until, 1001.4);
-}
-
 TEST(WaitDecision, NothingToWaitFor) {
   const Cluster c;
   const Allocation one_group{{4, 5, 6, 7}, {8, 8, 8, 8}};

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,5 +45,28 @@ TEST(AtomicFile, FailureKeepsTheOldFile) {
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
   EXPECT_EQ(entries, 1) << "temporary file left behind";
+  fs::remove_all(dir);
+}
+
+// A writer that died before its rename left a temporary: removed once old, not while it
+// may be another writer's; other files stay.
+TEST(AtomicFile, StaleTemporariesAreRemoved) {
+  const auto dir = fs::temp_directory_path() / ("ff-atomic3-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto target = dir / "history";
+  for (const char* name :
+       {".history.AbC123", ".history.XyZ789", ".history.short", "history.AbC123", ".other.AbC123"})
+    std::ofstream(dir / name) << "x";
+  const auto old = fs::file_time_type::clock::now() - std::chrono::minutes(5);
+  for (const char* name : {".history.AbC123", ".history.short", "history.AbC123", ".other.AbC123"})
+    fs::last_write_time(dir / name, old);
+  EXPECT_EQ(fabricfit::remove_stale_temporaries(target, std::chrono::seconds(60)), 1U);
+  EXPECT_FALSE(fs::exists(dir / ".history.AbC123"));
+  EXPECT_TRUE(fs::exists(dir / ".history.XyZ789")) << "young: maybe another writer's";
+  EXPECT_TRUE(fs::exists(dir / ".history.short")) << "not a temporary's name";
+  EXPECT_TRUE(fs::exists(dir / "history.AbC123"));
+  EXPECT_TRUE(fs::exists(dir / ".other.AbC123"));
+  EXPECT_EQ(fabricfit::remove_stale_temporaries(dir / "none" / "history", std::chrono::seconds(60)), 0U);
   fs::remove_all(dir);
 }

@@ -14,20 +14,47 @@ using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;
 
 // This test binary's operator new can be made to fail, as it would when slurmctld runs
-// out of memory (operator new[] and the sized forms come here too).
+// out of memory. Every form of new and delete is replaced, so that none of them pairs
+// ASan's allocator with this one's (a nothrow new from the runtime freed by this delete
+// is an alloc-dealloc mismatch under ASan).
 namespace {
 thread_local bool fail_new = false;
+
+void* allocate(std::size_t n) noexcept {
+  return fail_new ? nullptr : std::malloc(n != 0 ? n : 1);
+}
 }  // namespace
 
 void* operator new(std::size_t n) {
-  if (fail_new) throw std::bad_alloc();
-  if (void* p = std::malloc(n != 0 ? n : 1)) return p;
+  if (void* p = allocate(n)) return p;
   throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+  if (void* p = allocate(n)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  return allocate(n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  return allocate(n);
 }
 void operator delete(void* p) noexcept {
   std::free(p);
 }
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
 void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
   std::free(p);
 }
 
