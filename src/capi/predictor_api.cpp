@@ -2,8 +2,6 @@
 // The run-time predictor at the C edge (ff_predictor_*): slurmctld's finished jobs in,
 // the locality wait's run times out. Nothing here may throw into slurmctld: a job that
 // cannot be learnt (no memory) is skipped, and a prediction falls back to the limit.
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -25,32 +23,6 @@ struct ff_predictor {
   fabricfit::RunTimePredictor model;
   unsigned long learnt = 0;  // jobs learnt since the last save or load
 };
-
-namespace {
-
-// The whole file into `out`; false with errno set when it cannot be read (a directory
-// fails here too: read gives EISDIR).
-bool read_whole(const char* path, std::string& out) {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int saved = errno;
-      ::close(fd);
-      errno = saved;
-      return false;
-    }
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return true;
-}
-
-}  // namespace
 
 extern "C" {
 
@@ -127,7 +99,7 @@ int ff_predictor_load(ff_predictor_t* predictor, const char* path, unsigned* job
   }
   return guarded(err, err_len, [&]() -> int {
     std::string content;
-    if (!read_whole(path, content)) {
+    if (!fabricfit::read_whole_file(path, content)) {
       copy_out(std::string(path) + ": cannot read it: " + std::generic_category().message(errno), err,
                err_len);
       return FF_EINTERNAL;

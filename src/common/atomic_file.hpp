@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace fabricfit {
@@ -18,5 +19,10 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 // another writer's, still at work. Never throws; how many it removed.
 std::size_t remove_stale_temporaries(const std::filesystem::path& path,
                                      std::chrono::seconds older_than) noexcept;
+
+// Appends the whole file at `path` to `out`: the reader of what write_file_atomically
+// wrote. False with errno set when it cannot be opened or read (a directory fails with
+// EISDIR); `out` may then hold a part, for the caller to drop.
+bool read_whole_file(const char* path, std::string& out);
 
 }  // namespace fabricfit

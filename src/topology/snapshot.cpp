@@ -7,10 +7,7 @@
 // Fabric is safe to walk even if the body was forged with a valid checksum.
 #include "topology/snapshot.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <cerrno>
 #include <cstring>
 
@@ -405,24 +402,10 @@ void save_snapshot(const std::filesystem::path& path, const Fabric& fabric, cons
 }
 
 Snapshot load_snapshot(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw SnapshotError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   std::string bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) bytes.reserve(static_cast<std::size_t>(st.st_size));
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int saved = errno;
-      ::close(fd);
-      throw SnapshotError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(saved)));
-    }
-    bytes.append(buf, static_cast<std::size_t>(n));
+  if (!read_whole_file(path.c_str(), bytes)) {
+    throw SnapshotError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
   }
-  ::close(fd);
   return decode_snapshot(bytes, path.string());
 }
 

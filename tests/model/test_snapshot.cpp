@@ -194,7 +194,7 @@ TEST(Snapshot, FileErrorsNameTheFile) {
     (void)load_snapshot(p);
     ADD_FAILURE();
   } catch (const SnapshotError& e) {
-    EXPECT_EQ(std::string(e.what()), p.string() + ": cannot open: No such file or directory");
+    EXPECT_EQ(std::string(e.what()), p.string() + ": cannot read: No such file or directory");
   }
   const Fabric f = rails_three_tier();
   save_snapshot(p, f, info());

@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <system_error>
 
 #include "common/atomic_file.hpp"
@@ -68,5 +70,29 @@ TEST(AtomicFile, StaleTemporariesAreRemoved) {
   EXPECT_TRUE(fs::exists(dir / "history.AbC123"));
   EXPECT_TRUE(fs::exists(dir / ".other.AbC123"));
   EXPECT_EQ(fabricfit::remove_stale_temporaries(dir / "none" / "history", std::chrono::seconds(60)), 0U);
+  fs::remove_all(dir);
+}
+
+// The reader gives back every byte written (more than its 64 KiB buffer, NULs included),
+// and says why it could not read: errno as open or read left it.
+TEST(AtomicFile, ReadWholeFileReadsItAllOrSaysWhy) {
+  const auto dir = fs::temp_directory_path() / ("ff-atomic-read-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string content(200000, 'x');
+  content[1000] = '\0';
+  content.back() = '\n';
+  fabricfit::write_file_atomically(dir / "history", content);
+  std::string out = "kept:";
+  ASSERT_TRUE(fabricfit::read_whole_file((dir / "history").c_str(), out));
+  EXPECT_EQ(out, "kept:" + content);
+
+  std::string none;
+  errno = 0;
+  EXPECT_FALSE(fabricfit::read_whole_file((dir / "missing").c_str(), none));
+  EXPECT_EQ(errno, ENOENT);
+  errno = 0;
+  EXPECT_FALSE(fabricfit::read_whole_file(dir.c_str(), none));
+  EXPECT_EQ(errno, EISDIR);
+  EXPECT_TRUE(none.empty());
   fs::remove_all(dir);
 }
