@@ -60,6 +60,10 @@ typedef struct {
 	int *free_gpus, *total_gpus_of;
 	unsigned host_count;
 	char *reason;
+	/* Among the running jobs already (ffg_record_count_started, under the job lock). */
+	bool counted;
+	/* _settle found no record to make: not fabricfit's placement after all. */
+	bool unplaced;
 } note_t;
 
 static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,6 +73,9 @@ static bool running = false, stopping = false;
 /* Under note_lock: */
 static note_t *notes = NULL;
 static int note_count = 0, note_slots = 0;
+/* The notes the writer took and has not yet committed (their allocations may be this pass's). */
+static note_t *taken = NULL;
+static int taken_count = 0;
 
 static void _free_note(note_t *n)
 {
@@ -82,6 +89,7 @@ static void _free_note(note_t *n)
 	xfree(n->hosts);
 	xfree(n->pattern);
 	n->nhosts = 0;
+	n->counted = n->unplaced = false;
 }
 
 static bool _same_job(const note_t *n, job_record_t *job_ptr)
@@ -188,8 +196,11 @@ static void _settle(note_t *n)
 			return;
 		} else
 			reason = err[0] ? err : "no record";
-		/* Not fabricfit's placement after all: not a running split job either. */
-		n->nhosts = 0;
+		/*
+		 * Not fabricfit's placement after all: the writer does not count it (an
+		 * evaluation may have, from the note, as the scan of the job list would).
+		 */
+		n->unplaced = true;
 	}
 	if (ff_engine_record(NULL, NULL, NULL, 0, NULL, NULL, n->pattern, reason, record,
 			     sizeof(record), err, sizeof(err)) == FF_OK)
@@ -206,23 +217,30 @@ extern void ffg_record_settle(void)
 	slurm_mutex_unlock(&note_lock);
 }
 
-/* A split allocation joins the running jobs the locality wait prices beside. */
-static void _add_running(note_t *n, job_record_t *job_ptr)
+/*
+ * A split allocation joins the running jobs the locality wait and the steering price
+ * beside (engine_lock held).
+ */
+static void _add_running_locked(const note_t *n, job_record_t *job_ptr)
 {
-	ff_request_t req = {0};
+	ff_request_t req = {
+	    .gpus_per_node = n->gpus_per_node, .total_gpus = n->total_gpus, .pattern = n->pattern};
 	char err[256] = "";
 
-	if (n->nhosts < 2 || !IS_JOB_RUNNING(job_ptr))
-		return;
-	req.gpus_per_node = n->gpus_per_node;
-	req.total_gpus = n->total_gpus;
-	req.pattern = n->pattern;
-	pthread_rwlock_rdlock(&engine_lock);
 	if (engine && engine_generation == n->generation &&
 	    ff_engine_running_add(engine, job_ptr->job_id, &req, n->hosts, n->nhosts, err,
 				  sizeof(err)) != FF_OK)
 		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s",
 		      job_ptr, err);
+}
+
+/* The writer's: unless an evaluation of the same pass counted it already. */
+static void _add_running(note_t *n, job_record_t *job_ptr)
+{
+	if (n->nhosts < 2 || n->unplaced || n->counted || !IS_JOB_RUNNING(job_ptr))
+		return;
+	pthread_rwlock_rdlock(&engine_lock);
+	_add_running_locked(n, job_ptr);
 	pthread_rwlock_unlock(&engine_lock);
 }
 
@@ -234,18 +252,56 @@ static char *_names(bitstr_t *nodes)
 	return bitmap2node_name(nodes);
 }
 
-/* Writes a decision if its job runs on the nodes it chose (job write lock held). */
-static void _commit(note_t *n)
+/* The note's job if the decision became its allocation, else NULL (job lock held). */
+static job_record_t *_allocated_job(const note_t *n)
 {
 	job_record_t *job_ptr = (n->array_task_id != NO_VAL)
 				    ? find_job_array_rec(n->array_job_id, n->array_task_id)
 				    : find_job_record(n->job_id);
+
+	if (!job_ptr || IS_JOB_PENDING(job_ptr) || !job_ptr->node_bitmap ||
+	    !bit_equal(job_ptr->node_bitmap, n->chosen))
+		return NULL;
+	return job_ptr;
+}
+
+/*
+ * Counts the note's split job among the running ones if it was allocated (job lock,
+ * engine_lock and note_lock held). Reads only what the note was made with: the writer
+ * may be settling it at the same time (record, unplaced).
+ */
+static void _count_if_started(note_t *n)
+{
+	job_record_t *job_ptr;
+
+	if (n->counted || n->nhosts < 2 || !(job_ptr = _allocated_job(n)) ||
+	    !IS_JOB_RUNNING(job_ptr))
+		return;
+	_add_running_locked(n, job_ptr);
+	n->counted = true;
+}
+
+extern void ffg_record_count_started(void)
+{
+	pthread_rwlock_rdlock(&engine_lock); /* the writer's order: engine, then notes */
+	slurm_mutex_lock(&note_lock);
+	for (int i = 0; i < taken_count; i++)
+		_count_if_started(&taken[i]);
+	for (int i = 0; i < note_count; i++)
+		_count_if_started(&notes[i]);
+	slurm_mutex_unlock(&note_lock);
+	pthread_rwlock_unlock(&engine_lock);
+}
+
+/* Writes a decision if its job runs on the nodes it chose (job write lock held). */
+static void _commit(note_t *n)
+{
+	job_record_t *job_ptr = _allocated_job(n);
 	size_t len;
 	char *merged, *candidates;
 	const char *body = n->record;
 
-	if (!job_ptr || IS_JOB_PENDING(job_ptr) || !job_ptr->node_bitmap ||
-	    !bit_equal(job_ptr->node_bitmap, n->chosen)) {
+	if (!job_ptr) {
 		if (get_log_level() >= LOG_LEVEL_DEBUG) {
 			char *chosen = _names(n->chosen);
 			debug("fabricfit: Placement: JobId=%u: the decision for %s was not the "
@@ -590,8 +646,8 @@ static void *_write_records(void *arg)
 			 */
 			pthread_rwlock_rdlock(&engine_lock);
 			slurm_mutex_lock(&note_lock);
-			batch = notes;
-			count = note_count;
+			batch = taken = notes;
+			count = taken_count = note_count;
 			notes = NULL;
 			note_count = note_slots = 0;
 			slurm_mutex_unlock(&note_lock);
@@ -613,6 +669,11 @@ static void *_write_records(void *arg)
 			else
 				for (int i = 0; i < count; i++)
 					_commit(&batch[i]);
+			/* Before the job lock goes: no evaluation counts them again. */
+			slurm_mutex_lock(&note_lock);
+			taken = NULL;
+			taken_count = 0;
+			slurm_mutex_unlock(&note_lock);
 			unlock_slurmctld(job_write);
 			for (int i = 0; i < count; i++)
 				_free_note(&batch[i]);

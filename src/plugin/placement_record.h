@@ -47,6 +47,13 @@ typedef struct {
 #pragma GCC visibility push(hidden)
 extern void ffg_record_note(job_record_t *job_ptr, ffg_decision_t *decision);
 /*
+ * Called by eval_nodes first (job lock held): the split jobs the notes say were allocated
+ * since the writer's last round (earlier in the same scheduling pass, mostly) join the
+ * running jobs now, so that the job evaluated next is placed and its wait priced beside
+ * them, not only once their records are written.
+ */
+extern void ffg_record_count_started(void);
+/*
  * Makes the records of the notes still waiting with the engine in place now: called (with
  * engine_lock held for writing) before that engine is replaced or freed.
  */

@@ -362,6 +362,7 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	snprintf(pattern, sizeof(pattern), "-");
 	note[0] = reason[0] = switches[0] = '\0';
 	ffg_refresh_engine();
+	ffg_record_count_started();
 	if (!ffg_wait_begin(topo_eval, test_only))
 		return SLURM_ERROR; /* it needs a host reserved for a waiting job */
 	candidates = bit_copy(topo_eval->node_map);

@@ -15,7 +15,8 @@
 #      (a re-exec: the wait is decided again from the job's eligible time), and starts
 #      split at the cap;
 #  (e) a split job running now counts (a job that fits alone waits beside it), (g) still
-#      counts after slurmctld re-executes, and (h) counts when Slurm placed it (-w);
+#      counts after slurmctld re-executes, (h) counts when Slurm placed it (-w), and (l)
+#      counts for the next job of the same scheduling pass;
 #  (i) with LocalityWaitEstimate=history, the job of (a) is predicted from root's last
 #      finished jobs to run far less than its limit: it gains little and starts at once;
 #  (k) what it learnt is saved in StateSaveLocation and read back by a re-executed slurmctld;
@@ -238,6 +239,39 @@ check "(h) Slurm placed it (fabricfit left it: required-nodes)" \
 sleep 12
 waits_beside h "the split job $alone Slurm placed"
 scancel "$alone"
+clear_jobs
+
+# --- (l) two split jobs made eligible together (held, released by one scontrol command,
+# one update each): the pass that starts the first split evaluates the second right after
+# it (or the next pass, within the writer's quarter second), before the first's placement
+# record is written. The first counts at once (ffg_record_count_started): the second waits
+# beside it, as in (e), instead of starting split beside it unseen.
+fill_e || { done_testing; }
+pair=()
+for k in 1 2; do
+  pair+=("$(sbatch --parsable -H -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')")
+done
+# one_runs_one_waits: prints "RUNNING WAITING" job ids once one runs split and the other waits
+# (its reason is Resources between a main pass and the next backfill trial: polled).
+one_runs_one_waits() {
+  local a=${pair[0]} b=${pair[1]}
+  running "$b" && ! running "$a" && { a=${pair[1]}; b=${pair[0]}; }
+  running "$a" && [[ "$(reason "$b")" == "(Waiting for one leaf group"* ]] || return 1
+  echo "$a $b"
+}
+scontrol release "${pair[0]},${pair[1]}"
+if ids=$(wait_for 15 one_runs_one_waits); then
+  read -r first second <<< "$ids"
+  ok "(l) released together, $first runs split ($(job_field "$first" NodeList)) and $second waits beside it: $(reason "$second")"
+  check "(l) slurmctld logged the gain beside the job of the same pass (300 s)" \
+    grep -q "fabricfit: JobId=$second waits: .*gain 300s > expected wait" "$ctld_log"
+else
+  fail "(l) one of ${pair[*]} runs and the other waits" \
+    "${pair[0]}: $(job_state "${pair[0]}") $(job_field "${pair[0]}" NodeList) $(reason "${pair[0]}")" \
+    "${pair[1]}: $(job_state "${pair[1]}") $(job_field "${pair[1]}" NodeList) $(reason "${pair[1]}")" \
+    "$(grep "JobId=${pair[0]}\|JobId=${pair[1]}" "$ctld_log" | tail -4)"
+fi
+scancel "${pair[@]}"
 clear_jobs
 
 # --- (i) LocalityWaitEstimate=history: the run time the wait weighs is predicted from the
