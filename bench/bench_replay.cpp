@@ -17,7 +17,7 @@ namespace {
 constexpr int kJobs = 10000;
 
 std::vector<TraceJob> synthetic_trace(int cluster_gpus) {
-  // Sizes (GPUs) and their shares of the jobs: mostly one-host jobs, some up to 16 hosts.
+  // Sizes (GPUs) and their shares of the jobs: mostly one-host jobs, some up to 32 hosts.
   struct Size {
     int nodes, gpus_per_node;
     double share;

@@ -11,8 +11,11 @@
 #   bench/replay_targets.sh [FABRICFIT_BINARY] [OUT] [--update-docs]
 # Writes OUT/*.json (every replay), OUT/targets.md (the tables) and, with --update-docs,
 # replaces the block between the replay-targets markers in docs/placement.md.
+#   CASE=stress bench/replay_targets.sh [FABRICFIT_BINARY] [OUT] [--update-docs]
+# is the stress case (phases aligned, static routes, half the multi-host jobs all-to-all, on
+# cluster04 and Kalos) and its block, between the replay-targets-stress markers.
 # Environment: TRACES (default /work/shared/traces), SEEDS (5), WAIT_CAP (fabricfit's cap,
-# 28800 s), SWITCH_WAITS (tree-switches' T values, "3600 28800"), DEMAND (time-averaged),
+# 28800 s), SWITCH_WAITS (tree-switches' T values, "1800 3600 7200 14400 28800"), DEMAND (time-averaged),
 # ROUTING (ecmp), RULE (--pattern-rule, default multi=ring), OVERESTIMATE (time limit =
 # duration x this, 1.5), LIMITS (exact or typed: --limits), ESTIMATE (the wait's run time:
 # limit or history, --estimate), FABRICS (default "a b2 b3 c d0 d e"), ONLY (space-separated trace
@@ -22,10 +25,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 ff=${1:-${FABRICFIT:-$top/build/fabricfit}}
 out=${2:-replay-results}
 update_docs=${3:-}
+case ${CASE:-default} in
+  default) mark=replay-targets heading="### " command="bench/replay_targets.sh" ;;
+  stress)
+    mark=replay-targets-stress heading="#### Stress case: " command="CASE=stress bench/replay_targets.sh"
+    : "${ONLY:=cluster04 kalos}" "${DEMAND:=peak}" "${ROUTING:=static}" "${RULE:=multi=ring,alltoall=0.5}"
+    ;;
+  *) echo "replay_targets: CASE is default or stress, not '$CASE'" >&2; exit 2 ;;
+esac
 traces=${TRACES:-/work/shared/traces}
 seeds=${SEEDS:-5}
 wait_cap=${WAIT_CAP:-28800}
-switch_waits=${SWITCH_WAITS:-"3600 28800"}
+switch_waits=${SWITCH_WAITS:-"1800 3600 7200 14400 28800"}
 demand=${DEMAND:-time-averaged}
 routing=${ROUTING:-ecmp}
 rule=${RULE:-multi=ring}
@@ -96,16 +107,16 @@ elapsed=$(($(date +%s) - started))
 limit_text=$overestimate
 [ "$limits" != typed ] || limit_text="$overestimate rounded up to a typed value"
 
-python3 "$top/bench/replay_targets_summary.py" "$out" "$elapsed" "$seeds" "$wait_cap" "$switch_waits" "$demand" "$routing" "$rule" "$limit_text" "$estimate" $only > "$out/targets.md"
+REPLAY_HEADING=$heading REPLAY_COMMAND=$command python3 "$top/bench/replay_targets_summary.py" "$out" "$elapsed" "$seeds" "$wait_cap" "$switch_waits" "$demand" "$routing" "$rule" "$limit_text" "$estimate" $only > "$out/targets.md"
 cat "$out/targets.md"
 if [ "$update_docs" = "--update-docs" ]; then
-  python3 - "$top/docs/placement.md" "$out/targets.md" <<'PY'
-import sys, re
-doc, frag = sys.argv[1], open(sys.argv[2]).read()
+  python3 - "$top/docs/placement.md" "$out/targets.md" "$mark" <<'PY'
+import sys
+doc, frag, mark = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
 text = open(doc).read()
-begin, end = "<!-- replay-targets:begin -->", "<!-- replay-targets:end -->"
+begin, end = f"<!-- {mark}:begin -->", f"<!-- {mark}:end -->"
 if begin not in text or end not in text:
-    sys.exit("replay_targets: docs/placement.md has no replay-targets markers")
+    sys.exit(f"replay_targets: docs/placement.md has no {mark} markers")
 head, rest = text.split(begin, 1)
 _, tail = rest.split(end, 1)
 open(doc, "w").write(head + begin + "\n" + frag + end + tail)

@@ -4,6 +4,7 @@
 # tree, per trace and judging fabric, with issue 11's targets. Markdown on stdout.
 #   replay_targets_summary.py OUT ELAPSED_S SEEDS WAIT_CAP "SWITCH_WAITS" DEMAND ROUTING RULE OVERESTIMATE TRACE...
 import json
+import math
 import os
 import sys
 
@@ -36,6 +37,58 @@ def multi_jct(r):
     a, b = r["classes"]["within_group"], r["classes"]["wider"]
     n = mean(a["jobs"]) + mean(b["jobs"])
     return (mean(a["jobs"]) * mean(a["jct_mean_s"]) + mean(b["jobs"]) * mean(b["jct_mean_s"])) / n if n else 0.0
+
+
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+
+
+def interval(values):
+    """Mean and two-sided 95 % Student-t interval."""
+    n = len(values)
+    m = sum(values) / n
+    if n < 2:
+        return m, m, m
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
+    half = (T95[n - 2] if n - 1 <= len(T95) else 1.96) * sd / math.sqrt(n)
+    return m, m - half, m + half
+
+
+def seeds_of(r):
+    return {s["seed"]: s["figures"] for s in r.get("per_seed", [])}
+
+
+def multi_jct_flat(x):
+    n = x["within_group.jobs"] + x["wider.jobs"]
+    return (x["within_group.jobs"] * x["within_group.jct_mean_s"] + x["wider.jobs"] * x["wider.jct_mean_s"]) / n \
+        if n else 0.0
+
+
+PER_SEED = {"jct_multi": multi_jct_flat, "gpu_h": lambda x: x["all.gpu_hours"],
+            "wait_p95": lambda x: x["all.wait_p95_s"]}
+
+
+def seed_ratios(r, tree, key):
+    """The ratio seed by seed (every policy replays the same seeds' draws): its interval."""
+    a, b = seeds_of(r), seeds_of(tree)
+    fn = PER_SEED[key]
+    v = [fn(a[s]) / fn(b[s]) for s in sorted(a) if s in b and fn(b[s]) != 0]
+    return interval(v) if len(v) >= 2 else None
+
+
+def pm(r, tree, key, point):
+    iv = seed_ratios(r, tree, key)
+    return f(point) if iv is None else f"{f(point)} ±{(iv[2] - iv[1]) / 2:.3f}"
+
+
+def bounds(r, tree, key):
+    iv = seed_ratios(r, tree, key)
+    return "" if iv is None else f" [{iv[1]:.3f}-{iv[2]:.3f}]"
+
+
+def verdict(ok, ok_everywhere):
+    if not ok:
+        return "**not met**"
+    return "**met**" if ok_everywhere else "**met by the mean, not by the whole 95 % interval**"
 
 
 def ratio(a, b):
@@ -73,8 +126,11 @@ def best_switches(name, fab):
     return best
 
 
-print(f"Produced by `bench/replay_targets.sh` in {int(elapsed)} s on the shared 2-core machine: {seeds} seeds "
-      f"per figure (ratios of the means), demand {demand}, routing {routing}, pattern rule `{rule}`, "
+command = os.environ.get("REPLAY_COMMAND", "bench/replay_targets.sh")
+heading = os.environ.get("REPLAY_HEADING", "### ")
+print(f"Produced by `{command}` in {int(elapsed)} s on the shared 2-core machine: {seeds} seeds "
+      f"per figure (ratios of the means; ± and [lo-hi]: the 95 % interval of the ratios seed by seed, every policy "
+      f"replaying the same seeds; for the GPU-hours lost to a degradation, of each policy's loss), demand {demand}, routing {routing}, pattern rule `{rule}`, "
       f"fabricfit's wait cap {int(wait_cap)} s with time limits = duration x {overestimate}, "
       f"{'the run time it weighs predicted from the last two finished jobs' if estimate == 'history' else 'the run time it weighs = the time limit'}, "
       f"tree-switches' T from {{{', '.join(switch_waits)}}} s (best by multi-host mean completion time). "
@@ -84,7 +140,7 @@ for name in traces:
     if not any(main.values()):
         continue
     meta = next(m for m in main.values() if m)[0]
-    print(f"### {TITLE.get(name, name)}\n")
+    print(f"{heading}{TITLE.get(name, name)}\n")
     print(f"{meta['trace_jobs']} jobs, {meta['fabric'].split(' in ')[0]}, offered load {meta['offered_load']:.2f}; "
           f"{meta['pattern_rule_text']}.\n")
     print("| fabric | policy | jct all | one host | within group | wider | multi-host | GPU-hours | p95 wait | "
@@ -107,7 +163,8 @@ for name in traces:
                 tail = (f"{multi_jct(tree) / 3600:.2f}, {cls(tree, 'all', 'gpu_hours'):.0f}, "
                         f"{mean(tree['diagnostics']['slowed_jobs_share']) * 100:.1f} %")
             print(f"| {LABEL[fab] if i == 0 else ''} | {label} | {f(x['jct_all'])} | {f(x['jct_one'])} | "
-                  f"{f(x['jct_within'])} | {f(x['jct_wider'])} | {f(x['jct_multi'])} | {f(x['gpu_h'])} | "
+                  f"{f(x['jct_within'])} | {f(x['jct_wider'])} | {pm(r, tree, 'jct_multi', x['jct_multi'])} | "
+                  f"{pm(r, tree, 'gpu_h', x['gpu_h'])} | "
                   f"{f(x['wait_p95'])} | {f(x['idle_fit'])} | {tail} |")
     print()
     # Targets.
@@ -120,28 +177,43 @@ for name in traces:
         x = figures(pol("a", "fabricfit"), pol("a", "tree"))
         worst = max(v for k, v in x.items() if k.startswith("jct_") and k != "jct_multi" and v == v)
         ok = worst <= 1.0 + 1e-9 and x["gpu_h"] <= 1.0 + 1e-9
+        r, t = pol("a", "fabricfit"), pol("a", "tree")
+        g = seed_ratios(r, t, "gpu_h")
         verdicts.append(f"(a) no class's mean completion above 1.00x, GPU-hours <= 1.00x: worst class {worst:.3f}x, "
-                        f"GPU-hours {x['gpu_h']:.3f}x: **{'met' if ok else 'not met'}**")
+                        f"GPU-hours {x['gpu_h']:.3f}x{bounds(r, t, 'gpu_h')}: "
+                        f"{verdict(ok, g is None or g[2] <= 1.0 + 1e-9)}")
     for fab in ("b2", "b3", "e"):
         if not main[fab]:
             continue
-        x = figures(pol(fab, "fabricfit"), pol(fab, "tree"))
+        r, t = pol(fab, "fabricfit"), pol(fab, "tree")
+        x = figures(r, t)
         ok = x["jct_multi"] <= 0.85 and x["gpu_h"] <= 0.95 and x["wait_p95"] <= 1.0 + 1e-9
+        his = [seed_ratios(r, t, k) for k in ("jct_multi", "gpu_h", "wait_p95")]
+        everywhere = all(iv is None or iv[2] <= lim + 1e-9 for iv, lim in zip(his, (0.85, 0.95, 1.0)))
         verdicts.append(f"{LABEL[fab].split(' ')[0]} {LABEL[fab].split(' ', 1)[1]}: multi-host completion "
-                        f"{f(x['jct_multi'])}x (<= 0.85), GPU-hours {f(x['gpu_h'])}x (<= 0.95), p95 wait "
-                        f"{f(x['wait_p95'])}x (<= 1.00): **{'met' if ok else 'not met'}**")
+                        f"{f(x['jct_multi'])}x{bounds(r, t, 'jct_multi')} (<= 0.85), GPU-hours "
+                        f"{f(x['gpu_h'])}x{bounds(r, t, 'gpu_h')} (<= 0.95), p95 wait "
+                        f"{f(x['wait_p95'])}x{bounds(r, t, 'wait_p95')} (<= 1.00): {verdict(ok, everywhere)}")
     for fab, healthy in (("c", "a"), ("d", "d0")):
         if not (main[fab] and main[healthy]):
             continue
         lost = {p: cls(pol(fab, p), "all", "gpu_hours") - cls(pol(healthy, p), "all", "gpu_hours")
                 for p in ("fabricfit", "tree")}
         if lost["tree"] <= 0:
-            verdict = "tree loses nothing to it, so there is nothing to cut"
+            said = "tree loses nothing to it, so there is nothing to cut"
         else:
             q = lost["fabricfit"] / lost["tree"]
-            verdict = f"{q:.2f}x of tree's: **{'met' if q <= 0.3 else 'not met'}**"
+            said = f"{q:.2f}x of tree's: **{'met' if q <= 0.3 else 'not met'}**"
+        # Each policy's loss seed by seed (degraded minus healthy on the same seed): its interval.
+        # A ratio of two small, noisy differences has no useful interval of its own.
+        spans = {}
+        for p in ("fabricfit", "tree"):
+            deg, ok = seeds_of(pol(fab, p)), seeds_of(pol(healthy, p))
+            losses = [deg[sd]["all.gpu_hours"] - ok[sd]["all.gpu_hours"] for sd in sorted(deg) if sd in ok]
+            iv = interval(losses) if len(losses) >= 2 else None
+            spans[p] = "" if iv is None else f" [{iv[1]:.1f}-{iv[2]:.1f}]"
         verdicts.append(f"{LABEL[fab].split(' ')[0]} GPU-hours lost to the degradation: fabricfit "
-                        f"{lost['fabricfit']:.1f}, tree {lost['tree']:.1f}: {verdict}")
+                        f"{lost['fabricfit']:.1f}{spans['fabricfit']}, tree {lost['tree']:.1f}{spans['tree']}: {said}")
     print("Targets (fabricfit vs tree):\n")
     for v in verdicts:
         print(f"- {v}")

@@ -252,6 +252,17 @@ nlohmann::json report_json(const ReplayReport& r) {
         {"slowed_jobs_share", d([](const ReplayResult& x) { return x.slowed_jobs_share; })},
         {"locality_waits", d([](const ReplayResult& x) { return static_cast<double>(x.locality_waits); })},
         {"decision_us_mean", d([](const ReplayResult& x) { return x.decision_us_mean; })}};
+    // Every seed's own figures: the policies share their seeds' job draws, so a ratio between
+    // two policies has its interval over the per-seed ratios, which mean/lo/hi cannot give.
+    if (runs.size() > 1) {
+      nlohmann::json per_seed = nlohmann::json::array();
+      for (const auto& x : runs) {
+        nlohmann::json figures;
+        for (const auto& [name, value] : report_figures(x)) figures[name] = value;
+        per_seed.push_back({{"seed", x.seed}, {"figures", figures}});
+      }
+      p["per_seed"] = per_seed;
+    }
     j["results"].push_back(p);
   }
   return j;

@@ -38,8 +38,8 @@ struct ReplayReport {
   std::vector<std::vector<ReplayResult>> results;  // [policy][seed]
 };
 
-// Every reported figure of one policy, by its JSON name ("all.jct_mean_s",
-// "idle_while_fit_gpu_hours", ...), over the seeds.
+// Every reported figure of one run (one policy, one seed), by its JSON name
+// ("all.jct_mean_s", "idle_while_fit_gpu_hours", ...).
 [[nodiscard]] std::vector<std::pair<std::string, double>> report_figures(const ReplayResult& r);
 
 [[nodiscard]] std::string report_text(const ReplayReport& report);

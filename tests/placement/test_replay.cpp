@@ -6,6 +6,7 @@
 #include "fabric_fixture.hpp"
 #include "replay/pattern_rule.hpp"
 #include "replay/replay.hpp"
+#include "replay/replay_report.hpp"
 #include "replay/trace_reader.hpp"
 
 using namespace fabricfit;
@@ -209,6 +210,39 @@ TEST(Replay, OfferedLoadAndCompression) {
   const auto squeezed = compress_arrivals(jobs, 2);
   EXPECT_DOUBLE_EQ(squeezed[2].submit_s, 5.0);
   EXPECT_DOUBLE_EQ(offered_load(squeezed, 32), 20.0);
+}
+
+// Policies share their seeds' draws, so a ratio between them is taken seed by seed: the JSON
+// keeps each seed's figures beside the mean and interval.
+TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
+  ReplayReport report;
+  report.seeds = {1, 2};
+  ReplayResult a, b;
+  a.policy = b.policy = "tree";
+  a.seed = 1;
+  b.seed = 2;
+  a.classes[0].jct_mean_s = 100;
+  b.classes[0].jct_mean_s = 200;
+  a.idle_while_fit_gpu_hours = 3;
+  b.idle_while_fit_gpu_hours = 5;
+  report.results = {{a, b}};
+  const auto j = report_json(report);
+  const auto& tree = j.at("results").at(0);
+  EXPECT_DOUBLE_EQ(tree.at("classes").at("all").at("jct_mean_s").at("mean").get<double>(), 150.0);
+  // t(0.975, 1 df) = 12.706; the standard error of {100, 200} is 50.
+  EXPECT_NEAR(tree.at("classes").at("all").at("jct_mean_s").at("lo").get<double>(), 150.0 - 12.706 * 50,
+              0.01);
+  ASSERT_EQ(tree.at("per_seed").size(), 2U);
+  EXPECT_EQ(tree.at("per_seed").at(1).at("seed").get<int>(), 2);
+  EXPECT_DOUBLE_EQ(tree.at("per_seed").at(1).at("figures").at("all.jct_mean_s").get<double>(), 200.0);
+  EXPECT_DOUBLE_EQ(tree.at("per_seed").at(0).at("figures").at("idle_while_fit_gpu_hours").get<double>(), 3.0);
+
+  // One seed: plain numbers and no per-seed list.
+  report.seeds = {1};
+  report.results = {{a}};
+  const auto one = report_json(report).at("results").at(0);
+  EXPECT_FALSE(one.contains("per_seed"));
+  EXPECT_DOUBLE_EQ(one.at("classes").at("all").at("jct_mean_s").get<double>(), 100.0);
 }
 
 }  // namespace
