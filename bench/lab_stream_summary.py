@@ -99,8 +99,9 @@ def plugin_decisions(path):
             if m:
                 d = got.setdefault(m.group(1), {"waited": False})
                 d["candidates"] = len(expand_hostlist(m.group(2)))
-                v = re.search(r"locality-wait=(\S+) gain=(\d+)s expected_wait=(\d+)s", line)
-                d["verdict"] = (v.group(1), int(v.group(2)), int(v.group(3))) if v else None
+                # Every verdict the plugin writes, "error" and "kept" included; gain and wait when given.
+                v = re.search(r"locality-wait=(\S+)(?: gain=(\d+)s expected_wait=(\d+)s)?", line)
+                d["verdict"] = (v.group(1), v.group(2), v.group(3)) if v else None
                 continue
             m = re.search(r"fabricfit: JobId=(\d+) waits: ", line)
             if m:
@@ -113,7 +114,7 @@ def decision_text(d):
         return "no decision in slurmctld's log"
     if d.get("verdict"):
         v, gain, wait = d["verdict"]
-        said = f"locality wait {v} (gain {gain} s, expected wait {wait} s)"
+        said = f"locality wait {v}" + (f" (gain {gain} s, expected wait {wait} s)" if gain is not None else "")
     else:
         said = "no locality-wait verdict"
     waited = ", after waiting for one group" if d["waited"] else ""

@@ -22,17 +22,18 @@
 # names to run, default all).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ff=${1:-${FABRICFIT:-$top/build/fabricfit}}
-out=${2:-replay-results}
-update_docs=${3:-}
 case ${CASE:-default} in
-  default) mark=replay-targets heading="### " command="bench/replay_targets.sh" ;;
+  default) mark=replay-targets heading="### " command="bench/replay_targets.sh" default_out=replay-results ;;
   stress)
     mark=replay-targets-stress heading="#### Stress case: " command="CASE=stress bench/replay_targets.sh"
+    default_out=replay-results-stress
     : "${ONLY:=cluster04 kalos}" "${DEMAND:=peak}" "${ROUTING:=static}" "${RULE:=multi=ring,alltoall=0.5}"
     ;;
   *) echo "replay_targets: CASE is default or stress, not '$CASE'" >&2; exit 2 ;;
 esac
+ff=${1:-${FABRICFIT:-$top/build/fabricfit}}
+out=${2:-$default_out}
+update_docs=${3:-}
 traces=${TRACES:-/work/shared/traces}
 seeds=${SEEDS:-5}
 wait_cap=${WAIT_CAP:-28800}

@@ -39,7 +39,9 @@ def multi_jct(r):
     return (mean(a["jobs"]) * mean(a["jct_mean_s"]) + mean(b["jobs"]) * mean(b["jct_mean_s"])) / n if n else 0.0
 
 
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+# Two-sided 95 % Student-t quantiles for 1..30 degrees of freedom (1.96 beyond).
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+       2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 
 
 def interval(values):
@@ -63,15 +65,18 @@ def multi_jct_flat(x):
         if n else 0.0
 
 
-PER_SEED = {"jct_multi": multi_jct_flat, "gpu_h": lambda x: x["all.gpu_hours"],
-            "wait_p95": lambda x: x["all.wait_p95_s"]}
+PER_SEED = {"jct_all": lambda x: x["all.jct_mean_s"], "jct_one": lambda x: x["one_host.jct_mean_s"],
+            "jct_within": lambda x: x["within_group.jct_mean_s"], "jct_wider": lambda x: x["wider.jct_mean_s"],
+            "jct_multi": multi_jct_flat, "gpu_h": lambda x: x["all.gpu_hours"],
+            "wait_p95": lambda x: x["all.wait_p95_s"], "idle_fit": lambda x: x["idle_while_fit_gpu_hours"]}
 
 
 def seed_ratios(r, tree, key):
-    """The ratio seed by seed (every policy replays the same seeds' draws): its interval."""
+    """The ratio seed by seed (every policy replays the same seeds): mean and 95 % interval."""
     a, b = seeds_of(r), seeds_of(tree)
     fn = PER_SEED[key]
-    v = [fn(a[s]) / fn(b[s]) for s in sorted(a) if s in b and fn(b[s]) != 0]
+    v = [ratio(fn(a[s]), fn(b[s])) for s in sorted(a) if s in b]
+    v = [x for x in v if x == x]
     return interval(v) if len(v) >= 2 else None
 
 
@@ -85,10 +90,11 @@ def bounds(r, tree, key):
     return "" if iv is None else f" [{iv[1]:.3f}-{iv[2]:.3f}]"
 
 
-def verdict(ok, ok_everywhere):
-    if not ok:
-        return "**not met**"
-    return "**met**" if ok_everywhere else "**met by the mean, not by the whole 95 % interval**"
+def verdict(ok, established_ok, established_miss):
+    """ok: the mean meets the target; established_*: the whole 95 % interval is on that side."""
+    if ok:
+        return "**met**" if established_ok else "**met by the mean, not established: the 95 % interval crosses it**"
+    return "**not met**" if established_miss else "**not met by the mean; the 95 % interval crosses it**"
 
 
 def ratio(a, b):
@@ -102,6 +108,17 @@ def f(x, digits=3):
 
 
 def figures(r, tree):
+    """Fabricfit (or tree-switches) over tree: with several seeds the mean of the ratios seed by
+    seed, the centre of the interval shown beside it; with one, the ratio of the figures."""
+    x = of_means(r, tree)
+    for k in PER_SEED:
+        iv = seed_ratios(r, tree, k)
+        if iv is not None:
+            x[k] = iv[0]
+    return x
+
+
+def of_means(r, tree):
     return {
         "jct_all": ratio(cls(r, "all", "jct_mean_s"), cls(tree, "all", "jct_mean_s")),
         "jct_one": ratio(cls(r, "one_host", "jct_mean_s"), cls(tree, "one_host", "jct_mean_s")),
@@ -129,8 +146,9 @@ def best_switches(name, fab):
 command = os.environ.get("REPLAY_COMMAND", "bench/replay_targets.sh")
 heading = os.environ.get("REPLAY_HEADING", "### ")
 print(f"Produced by `{command}` in {int(elapsed)} s on the shared 2-core machine: {seeds} seeds "
-      f"per figure (ratios of the means; ± and [lo-hi]: the 95 % interval of the ratios seed by seed, every policy "
-      f"replaying the same seeds; for the GPU-hours lost to a degradation, of each policy's loss), demand {demand}, routing {routing}, pattern rule `{rule}`, "
+      f"per figure (ratios taken seed by seed and their mean; ± and [lo-hi]: the 95 % interval of the ratios seed by seed, every policy "
+      f"replaying the same seeds; for the GPU-hours lost to a degradation, of each policy's loss; an interval of "
+      f"zero width means the seeds change nothing, e.g. when the trace gives every job's communication share), demand {demand}, routing {routing}, pattern rule `{rule}`, "
       f"fabricfit's wait cap {int(wait_cap)} s with time limits = duration x {overestimate}, "
       f"{'the run time it weighs predicted from the last two finished jobs' if estimate == 'history' else 'the run time it weighs = the time limit'}, "
       f"tree-switches' T from {{{', '.join(switch_waits)}}} s (best by multi-host mean completion time). "
@@ -178,22 +196,24 @@ for name in traces:
         worst = max(v for k, v in x.items() if k.startswith("jct_") and k != "jct_multi" and v == v)
         ok = worst <= 1.0 + 1e-9 and x["gpu_h"] <= 1.0 + 1e-9
         r, t = pol("a", "fabricfit"), pol("a", "tree")
-        g = seed_ratios(r, t, "gpu_h")
+        ivs = [seed_ratios(r, t, k) for k in ("jct_all", "jct_one", "jct_within", "jct_wider", "gpu_h")]
+        ivs = [iv for iv in ivs if iv is not None]
         verdicts.append(f"(a) no class's mean completion above 1.00x, GPU-hours <= 1.00x: worst class {worst:.3f}x, "
                         f"GPU-hours {x['gpu_h']:.3f}x{bounds(r, t, 'gpu_h')}: "
-                        f"{verdict(ok, g is None or g[2] <= 1.0 + 1e-9)}")
+                        f"{verdict(ok, all(iv[2] <= 1.0 + 1e-9 for iv in ivs), any(iv[1] > 1.0 + 1e-9 for iv in ivs))}")
     for fab in ("b2", "b3", "e"):
         if not main[fab]:
             continue
         r, t = pol(fab, "fabricfit"), pol(fab, "tree")
         x = figures(r, t)
         ok = x["jct_multi"] <= 0.85 and x["gpu_h"] <= 0.95 and x["wait_p95"] <= 1.0 + 1e-9
-        his = [seed_ratios(r, t, k) for k in ("jct_multi", "gpu_h", "wait_p95")]
-        everywhere = all(iv is None or iv[2] <= lim + 1e-9 for iv, lim in zip(his, (0.85, 0.95, 1.0)))
+        his = list(zip([seed_ratios(r, t, k) for k in ("jct_multi", "gpu_h", "wait_p95")], (0.85, 0.95, 1.0)))
+        everywhere = all(iv is None or iv[2] <= lim + 1e-9 for iv, lim in his)
+        missed = any(iv is not None and iv[1] > lim + 1e-9 for iv, lim in his)
         verdicts.append(f"{LABEL[fab].split(' ')[0]} {LABEL[fab].split(' ', 1)[1]}: multi-host completion "
                         f"{f(x['jct_multi'])}x{bounds(r, t, 'jct_multi')} (<= 0.85), GPU-hours "
                         f"{f(x['gpu_h'])}x{bounds(r, t, 'gpu_h')} (<= 0.95), p95 wait "
-                        f"{f(x['wait_p95'])}x{bounds(r, t, 'wait_p95')} (<= 1.00): {verdict(ok, everywhere)}")
+                        f"{f(x['wait_p95'])}x{bounds(r, t, 'wait_p95')} (<= 1.00): {verdict(ok, everywhere, missed)}")
     for fab, healthy in (("c", "a"), ("d", "d0")):
         if not (main[fab] and main[healthy]):
             continue
@@ -203,15 +223,21 @@ for name in traces:
             said = "tree loses nothing to it, so there is nothing to cut"
         else:
             q = lost["fabricfit"] / lost["tree"]
-            said = f"{q:.2f}x of tree's: **{'met' if q <= 0.3 else 'not met'}**"
         # Each policy's loss seed by seed (degraded minus healthy on the same seed): its interval.
-        # A ratio of two small, noisy differences has no useful interval of its own.
-        spans = {}
+        # A ratio of two small, noisy differences has no useful interval of its own; whether the
+        # target holds is the sign of fabricfit's loss - 0.3 x tree's, seed by seed.
+        spans, losses = {}, {}
         for p in ("fabricfit", "tree"):
             deg, ok = seeds_of(pol(fab, p)), seeds_of(pol(healthy, p))
-            losses = [deg[sd]["all.gpu_hours"] - ok[sd]["all.gpu_hours"] for sd in sorted(deg) if sd in ok]
-            iv = interval(losses) if len(losses) >= 2 else None
+            losses[p] = {sd: deg[sd]["all.gpu_hours"] - ok[sd]["all.gpu_hours"] for sd in deg if sd in ok}
+            iv = interval(list(losses[p].values())) if len(losses[p]) >= 2 else None
             spans[p] = "" if iv is None else f" [{iv[1]:.1f}-{iv[2]:.1f}]"
+        if lost["tree"] > 0:
+            excess = [losses["fabricfit"][sd] - 0.3 * losses["tree"][sd] for sd in losses["tree"]
+                      if sd in losses["fabricfit"]]
+            iv = interval(excess) if len(excess) >= 2 else None
+            said = (f"{q:.2f}x of tree's: "
+                    f"{verdict(q <= 0.3, iv is None or iv[2] <= 0, iv is None or iv[1] > 0)}")
         verdicts.append(f"{LABEL[fab].split(' ')[0]} GPU-hours lost to the degradation: fabricfit "
                         f"{lost['fabricfit']:.1f}{spans['fabricfit']}, tree {lost['tree']:.1f}{spans['tree']}: {said}")
     print("Targets (fabricfit vs tree):\n")
