@@ -95,10 +95,11 @@ def plugin_decisions(path):
         return got
     with gzip.open(path, "rt", errors="replace") as fh:
         for line in fh:
-            m = re.search(r"eval_nodes JobId=(\d+) candidates=(\S+) chosen=\S+ rc=0 ", line)
+            m = re.search(r"eval_nodes JobId=(\d+) candidates=(\S+) chosen=(\S+) rc=0 ", line)
             if m:
                 d = got.setdefault(m.group(1), {"waited": False})
                 d["candidates"] = len(expand_hostlist(m.group(2)))
+                d["chosen"] = frozenset(expand_hostlist(m.group(3)))
                 # Every verdict the plugin writes, "error" and "kept" included; gain and wait when given.
                 v = re.search(r"locality-wait=(\S+)(?: gain=(\d+)s expected_wait=(\d+)s)?", line)
                 d["verdict"] = (v.group(1), v.group(2), v.group(3)) if v else None
@@ -109,9 +110,13 @@ def plugin_decisions(path):
     return got
 
 
-def decision_text(d):
+def decision_text(d, hosts):
+    """The last allocating decision for the job, if it chose the nodes the job ran on (a
+    requeued job is evaluated again; a job Slurm placed itself has no line of the plugin)."""
     if not d:
         return "no decision in slurmctld's log"
+    if d.get("chosen") != frozenset(expand_hostlist(hosts)):
+        return "the plugin's last decision for it chose other nodes"
     if d.get("verdict"):
         v, gain, wait = d["verdict"]
         said = f"locality wait {v}" + (f" (gain {gain} s, expected wait {wait} s)" if gain is not None else "")
@@ -291,7 +296,7 @@ def targets(runs, stats):
         if j["jct"] > t["jct"]:
             print(f"  - {n} ({j['nodes']} hosts, f={j['f']:g}): fabricfit {j['hosts']} in {len(j['groups'])} groups, "
                   f"wait {j['wait']:.0f} s + run {j['run']:.0f} s; tree {t['hosts']} in {len(t['groups'])}, "
-                  f"wait {t['wait']:.0f} s + run {t['run']:.0f} s; {decision_text(decided.get(j['jobid']))}")
+                  f"wait {t['wait']:.0f} s + run {t['run']:.0f} s; {decision_text(decided.get(j['jobid']), j['hosts'])}")
     if wider and decided:
         tally = {}
         for n, j, t in wider:
