@@ -216,15 +216,5 @@ python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load
 cat "$out/lab.md"
 if [ "$update_docs" = "--update-docs" ]; then
   cp "$out/per_job.csv" "$top/docs/${mark//-/_}_jobs.csv"
-  python3 - "$top/docs/placement.md" "$out/lab.md" "$mark" <<'PY'
-import sys
-doc, frag, mark = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
-text = open(doc).read()
-begin, end = f"<!-- {mark}:begin -->", f"<!-- {mark}:end -->"
-if begin not in text or end not in text:
-    sys.exit(f"lab_stream: docs/placement.md has no {mark} markers")
-head, rest = text.split(begin, 1)
-_, tail = rest.split(end, 1)
-open(doc, "w").write(head + begin + "\n" + frag + end + tail)
-PY
+  python3 "$top/bench/doc_block.py" "$top/docs/placement.md" "$out/lab.md" "$mark"
 fi

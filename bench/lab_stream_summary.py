@@ -110,13 +110,16 @@ def plugin_decisions(path):
     return got
 
 
-def decision_text(d, hosts):
-    """The last allocating decision for the job, if it chose the nodes the job ran on (a
+def decision_for(decided, job):
+    """The plugin's last allocating decision for a job, if it chose the nodes the job ran on (a
     requeued job is evaluated again; a job Slurm placed itself has no line of the plugin)."""
+    d = decided.get(job["jobid"])
+    return d if d and d.get("chosen") == frozenset(expand_hostlist(job["hosts"])) else None
+
+
+def decision_text(d):
     if not d:
-        return "no decision in slurmctld's log"
-    if d.get("chosen") != frozenset(expand_hostlist(hosts)):
-        return "the plugin's last decision for it chose other nodes"
+        return "no decision of the plugin in slurmctld's log for the nodes it ran on"
     if d.get("verdict"):
         v, gain, wait = d["verdict"]
         said = f"locality wait {v}" + (f" (gain {gain} s, expected wait {wait} s)" if gain is not None else "")
@@ -296,11 +299,11 @@ def targets(runs, stats):
         if j["jct"] > t["jct"]:
             print(f"  - {n} ({j['nodes']} hosts, f={j['f']:g}): fabricfit {j['hosts']} in {len(j['groups'])} groups, "
                   f"wait {j['wait']:.0f} s + run {j['run']:.0f} s; tree {t['hosts']} in {len(t['groups'])}, "
-                  f"wait {t['wait']:.0f} s + run {t['run']:.0f} s; {decision_text(decided.get(j['jobid']), j['hosts'])}")
+                  f"wait {t['wait']:.0f} s + run {t['run']:.0f} s; {decision_text(decision_for(decided, j))}")
     if wider and decided:
         tally = {}
         for n, j, t in wider:
-            d = decided.get(j["jobid"]) or {}
+            d = decision_for(decided, j) or {}
             key = (d["verdict"][0] if d.get("verdict") else "no verdict") + (" after a wait" if d.get("waited") else "")
             tally[key] = tally.get(key, 0) + 1
         print("  - the plugin's locality-wait verdicts when it placed them: "

@@ -111,15 +111,5 @@ limit_text=$overestimate
 REPLAY_HEADING=$heading REPLAY_COMMAND=$command python3 "$top/bench/replay_targets_summary.py" "$out" "$elapsed" "$seeds" "$wait_cap" "$switch_waits" "$demand" "$routing" "$rule" "$limit_text" "$estimate" $only > "$out/targets.md"
 cat "$out/targets.md"
 if [ "$update_docs" = "--update-docs" ]; then
-  python3 - "$top/docs/placement.md" "$out/targets.md" "$mark" <<'PY'
-import sys
-doc, frag, mark = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
-text = open(doc).read()
-begin, end = f"<!-- {mark}:begin -->", f"<!-- {mark}:end -->"
-if begin not in text or end not in text:
-    sys.exit(f"replay_targets: docs/placement.md has no {mark} markers")
-head, rest = text.split(begin, 1)
-_, tail = rest.split(end, 1)
-open(doc, "w").write(head + begin + "\n" + frag + end + tail)
-PY
+  python3 "$top/bench/doc_block.py" "$top/docs/placement.md" "$out/targets.md" "$mark"
 fi

@@ -33,10 +33,31 @@ def cls(r, c, k):
     return mean(r["classes"][c][k])
 
 
+# The figures compared with tree, by their JSON names ("class.figure" or a cluster-wide one).
+FIGURE = {"jct_all": "all.jct_mean_s", "jct_one": "one_host.jct_mean_s", "jct_within": "within_group.jct_mean_s",
+          "jct_wider": "wider.jct_mean_s", "gpu_h": "all.gpu_hours", "wait_p95": "all.wait_p95_s",
+          "idle_fit": "idle_while_fit_gpu_hours"}
+KEYS = list(FIGURE) + ["jct_multi"]
+
+
+def means_of(r):
+    """A policy's figures by JSON name: its mean over the seeds."""
+    def get(name):
+        c, _, k = name.partition(".")
+        return mean(r["classes"][c][k]) if k else mean(r[name])
+    return get
+
+
+def value(get, key):
+    if key != "jct_multi":
+        return get(FIGURE[key])
+    # Multi-host: the job-weighted mean of the two multi-host classes.
+    a, b = get("within_group.jobs"), get("wider.jobs")
+    return (a * get("within_group.jct_mean_s") + b * get("wider.jct_mean_s")) / (a + b) if a + b else 0.0
+
+
 def multi_jct(r):
-    a, b = r["classes"]["within_group"], r["classes"]["wider"]
-    n = mean(a["jobs"]) + mean(b["jobs"])
-    return (mean(a["jobs"]) * mean(a["jct_mean_s"]) + mean(b["jobs"]) * mean(b["jct_mean_s"])) / n if n else 0.0
+    return value(means_of(r), "jct_multi")
 
 
 # Two-sided 95 % Student-t quantiles for 1..30 degrees of freedom (1.96 beyond).
@@ -59,34 +80,19 @@ def seeds_of(r):
     return {s["seed"]: s["figures"] for s in r.get("per_seed", [])}
 
 
-def multi_jct_flat(x):
-    n = x["within_group.jobs"] + x["wider.jobs"]
-    return (x["within_group.jobs"] * x["within_group.jct_mean_s"] + x["wider.jobs"] * x["wider.jct_mean_s"]) / n \
-        if n else 0.0
-
-
-PER_SEED = {"jct_all": lambda x: x["all.jct_mean_s"], "jct_one": lambda x: x["one_host.jct_mean_s"],
-            "jct_within": lambda x: x["within_group.jct_mean_s"], "jct_wider": lambda x: x["wider.jct_mean_s"],
-            "jct_multi": multi_jct_flat, "gpu_h": lambda x: x["all.gpu_hours"],
-            "wait_p95": lambda x: x["all.wait_p95_s"], "idle_fit": lambda x: x["idle_while_fit_gpu_hours"]}
-
-
 def seed_ratios(r, tree, key):
     """The ratio seed by seed (every policy replays the same seeds): mean and 95 % interval."""
     a, b = seeds_of(r), seeds_of(tree)
-    fn = PER_SEED[key]
-    v = [ratio(fn(a[s]), fn(b[s])) for s in sorted(a) if s in b]
+    v = [ratio(value(a[s].__getitem__, key), value(b[s].__getitem__, key)) for s in sorted(a) if s in b]
     v = [x for x in v if x == x]
     return interval(v) if len(v) >= 2 else None
 
 
-def pm(r, tree, key, point):
-    iv = seed_ratios(r, tree, key)
+def pm(point, iv):
     return f(point) if iv is None else f"{f(point)} ±{(iv[2] - iv[1]) / 2:.3f}"
 
 
-def bounds(r, tree, key):
-    iv = seed_ratios(r, tree, key)
+def bounds(iv):
     return "" if iv is None else f" [{iv[1]:.3f}-{iv[2]:.3f}]"
 
 
@@ -107,28 +113,16 @@ def f(x, digits=3):
     return "n/a" if x != x else f"{x:.{digits}f}"
 
 
-def figures(r, tree):
-    """Fabricfit (or tree-switches) over tree: with several seeds the mean of the ratios seed by
-    seed, the centre of the interval shown beside it; with one, the ratio of the figures."""
-    x = of_means(r, tree)
-    for k in PER_SEED:
-        iv = seed_ratios(r, tree, k)
-        if iv is not None:
-            x[k] = iv[0]
-    return x
-
-
-def of_means(r, tree):
-    return {
-        "jct_all": ratio(cls(r, "all", "jct_mean_s"), cls(tree, "all", "jct_mean_s")),
-        "jct_one": ratio(cls(r, "one_host", "jct_mean_s"), cls(tree, "one_host", "jct_mean_s")),
-        "jct_within": ratio(cls(r, "within_group", "jct_mean_s"), cls(tree, "within_group", "jct_mean_s")),
-        "jct_wider": ratio(cls(r, "wider", "jct_mean_s"), cls(tree, "wider", "jct_mean_s")),
-        "jct_multi": ratio(multi_jct(r), multi_jct(tree)),
-        "gpu_h": ratio(cls(r, "all", "gpu_hours"), cls(tree, "all", "gpu_hours")),
-        "wait_p95": ratio(cls(r, "all", "wait_p95_s"), cls(tree, "all", "wait_p95_s")),
-        "idle_fit": ratio(mean(r["idle_while_fit_gpu_hours"]), mean(tree["idle_while_fit_gpu_hours"])),
-    }
+def compare(r, tree):
+    """Fabricfit (or tree-switches) over tree, per figure: the point and its interval. With
+    several seeds the point is the mean of the ratios seed by seed, the centre of its interval;
+    with one, the ratio of the figures (and no interval)."""
+    ra, rb = means_of(r), means_of(tree)
+    x, ivs = {}, {}
+    for k in KEYS:
+        ivs[k] = seed_ratios(r, tree, k)
+        x[k] = ivs[k][0] if ivs[k] is not None else ratio(value(ra, k), value(rb, k))
+    return x, ivs
 
 
 def best_switches(name, fab):
@@ -175,14 +169,14 @@ for name in traces:
             rows.append((f"tree-switches T={int(sw[0]) // 3600}h" if int(sw[0]) >= 3600 else f"tree-switches T={sw[0]}s",
                          sw[1]))
         for i, (label, r) in enumerate(rows):
-            x = figures(r, tree)
+            x, iv = compare(r, tree)
             tail = ""
             if i == 0:
                 tail = (f"{multi_jct(tree) / 3600:.2f}, {cls(tree, 'all', 'gpu_hours'):.0f}, "
                         f"{mean(tree['diagnostics']['slowed_jobs_share']) * 100:.1f} %")
             print(f"| {LABEL[fab] if i == 0 else ''} | {label} | {f(x['jct_all'])} | {f(x['jct_one'])} | "
-                  f"{f(x['jct_within'])} | {f(x['jct_wider'])} | {pm(r, tree, 'jct_multi', x['jct_multi'])} | "
-                  f"{pm(r, tree, 'gpu_h', x['gpu_h'])} | "
+                  f"{f(x['jct_within'])} | {f(x['jct_wider'])} | {pm(x['jct_multi'], iv['jct_multi'])} | "
+                  f"{pm(x['gpu_h'], iv['gpu_h'])} | "
                   f"{f(x['wait_p95'])} | {f(x['idle_fit'])} | {tail} |")
     print()
     # Targets.
@@ -192,52 +186,48 @@ for name in traces:
         return main[fab][1][p] if main.get(fab) else None
 
     if main["a"]:
-        x = figures(pol("a", "fabricfit"), pol("a", "tree"))
+        x, iv = compare(pol("a", "fabricfit"), pol("a", "tree"))
         worst = max(v for k, v in x.items() if k.startswith("jct_") and k != "jct_multi" and v == v)
         ok = worst <= 1.0 + 1e-9 and x["gpu_h"] <= 1.0 + 1e-9
-        r, t = pol("a", "fabricfit"), pol("a", "tree")
-        ivs = [seed_ratios(r, t, k) for k in ("jct_all", "jct_one", "jct_within", "jct_wider", "gpu_h")]
-        ivs = [iv for iv in ivs if iv is not None]
+        ivs = [iv[k] for k in ("jct_all", "jct_one", "jct_within", "jct_wider", "gpu_h") if iv[k] is not None]
         verdicts.append(f"(a) no class's mean completion above 1.00x, GPU-hours <= 1.00x: worst class {worst:.3f}x, "
-                        f"GPU-hours {x['gpu_h']:.3f}x{bounds(r, t, 'gpu_h')}: "
+                        f"GPU-hours {x['gpu_h']:.3f}x{bounds(iv['gpu_h'])}: "
                         f"{verdict(ok, all(iv[2] <= 1.0 + 1e-9 for iv in ivs), any(iv[1] > 1.0 + 1e-9 for iv in ivs))}")
     for fab in ("b2", "b3", "e"):
         if not main[fab]:
             continue
-        r, t = pol(fab, "fabricfit"), pol(fab, "tree")
-        x = figures(r, t)
+        x, iv = compare(pol(fab, "fabricfit"), pol(fab, "tree"))
         ok = x["jct_multi"] <= 0.85 and x["gpu_h"] <= 0.95 and x["wait_p95"] <= 1.0 + 1e-9
-        his = list(zip([seed_ratios(r, t, k) for k in ("jct_multi", "gpu_h", "wait_p95")], (0.85, 0.95, 1.0)))
-        everywhere = all(iv is None or iv[2] <= lim + 1e-9 for iv, lim in his)
-        missed = any(iv is not None and iv[1] > lim + 1e-9 for iv, lim in his)
+        limits = (("jct_multi", 0.85), ("gpu_h", 0.95), ("wait_p95", 1.0))
+        everywhere = all(iv[k] is None or iv[k][2] <= lim + 1e-9 for k, lim in limits)
+        missed = any(iv[k] is not None and iv[k][1] > lim + 1e-9 for k, lim in limits)
         verdicts.append(f"{LABEL[fab].split(' ')[0]} {LABEL[fab].split(' ', 1)[1]}: multi-host completion "
-                        f"{f(x['jct_multi'])}x{bounds(r, t, 'jct_multi')} (<= 0.85), GPU-hours "
-                        f"{f(x['gpu_h'])}x{bounds(r, t, 'gpu_h')} (<= 0.95), p95 wait "
-                        f"{f(x['wait_p95'])}x{bounds(r, t, 'wait_p95')} (<= 1.00): {verdict(ok, everywhere, missed)}")
+                        f"{f(x['jct_multi'])}x{bounds(iv['jct_multi'])} (<= 0.85), GPU-hours "
+                        f"{f(x['gpu_h'])}x{bounds(iv['gpu_h'])} (<= 0.95), p95 wait "
+                        f"{f(x['wait_p95'])}x{bounds(iv['wait_p95'])} (<= 1.00): {verdict(ok, everywhere, missed)}")
     for fab, healthy in (("c", "a"), ("d", "d0")):
         if not (main[fab] and main[healthy]):
             continue
         lost = {p: cls(pol(fab, p), "all", "gpu_hours") - cls(pol(healthy, p), "all", "gpu_hours")
                 for p in ("fabricfit", "tree")}
-        if lost["tree"] <= 0:
-            said = "tree loses nothing to it, so there is nothing to cut"
-        else:
-            q = lost["fabricfit"] / lost["tree"]
         # Each policy's loss seed by seed (degraded minus healthy on the same seed): its interval.
         # A ratio of two small, noisy differences has no useful interval of its own; whether the
         # target holds is the sign of fabricfit's loss - 0.3 x tree's, seed by seed.
         spans, losses = {}, {}
         for p in ("fabricfit", "tree"):
-            deg, ok = seeds_of(pol(fab, p)), seeds_of(pol(healthy, p))
-            losses[p] = {sd: deg[sd]["all.gpu_hours"] - ok[sd]["all.gpu_hours"] for sd in deg if sd in ok}
+            degraded, whole = seeds_of(pol(fab, p)), seeds_of(pol(healthy, p))
+            losses[p] = {sd: degraded[sd]["all.gpu_hours"] - whole[sd]["all.gpu_hours"] for sd in degraded
+                         if sd in whole}
             iv = interval(list(losses[p].values())) if len(losses[p]) >= 2 else None
             spans[p] = "" if iv is None else f" [{iv[1]:.1f}-{iv[2]:.1f}]"
-        if lost["tree"] > 0:
+        if lost["tree"] <= 0:
+            said = "tree loses nothing to it, so there is nothing to cut"
+        else:
+            q = lost["fabricfit"] / lost["tree"]
             excess = [losses["fabricfit"][sd] - 0.3 * losses["tree"][sd] for sd in losses["tree"]
                       if sd in losses["fabricfit"]]
             iv = interval(excess) if len(excess) >= 2 else None
-            said = (f"{q:.2f}x of tree's: "
-                    f"{verdict(q <= 0.3, iv is None or iv[2] <= 0, iv is None or iv[1] > 0)}")
+            said = f"{q:.2f}x of tree's: {verdict(q <= 0.3, iv is None or iv[2] <= 0, iv is None or iv[1] > 0)}"
         verdicts.append(f"{LABEL[fab].split(' ')[0]} GPU-hours lost to the degradation: fabricfit "
                         f"{lost['fabricfit']:.1f}{spans['fabricfit']}, tree {lost['tree']:.1f}{spans['tree']}: {said}")
     print("Targets (fabricfit vs tree):\n")
