@@ -36,6 +36,12 @@ inline void copy_out(std::string_view prefix, std::string_view s, char* buf, std
   copy_out(s, buf + used, len - used);
 }
 
+// The pattern a C caller passed: its canonical text, or `ring` (a job's default when it
+// gave none) for NULL or "". The one place the edge supplies a default pattern.
+inline CommPattern pattern_of(const char* text) {
+  return text != nullptr && text[0] != '\0' ? parse_comm_pattern(text) : CommPattern{};
+}
+
 // Runs `body`: its status (FF_OK for a body that returns nothing), or the status of
 // what it threw, with the message in `err`.
 template <typename Body>

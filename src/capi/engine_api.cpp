@@ -185,7 +185,7 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     job.gpus_per_node = static_cast<int>(request->gpus_per_node);
     job.total_gpus = static_cast<int>(request->total_gpus);
     job.exclusive = request->exclusive != 0;
-    job.pattern = fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring");
+    job.pattern = fabricfit::capi::pattern_of(request->pattern);
 
     fabricfit::PlacementContext ctx{engine->index, gpus, engine->frag,
                                     std::span<const std::uint8_t>(allowed, static_cast<std::size_t>(n))};

@@ -73,6 +73,12 @@ int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_set
   });
 }
 
+void ff_job_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
+                    size_t out_len) {
+  if (ff_effective_pattern(requested, max_nodes, settings, out, out_len, nullptr, 0) != FF_OK)
+    copy_out("ring", out, out_len);  // CommPattern{}'s spelling, without allocating
+}
+
 const char* ff_version(void) {
   return PACKAGE_NAME " " PACKAGE_VERSION;
 }

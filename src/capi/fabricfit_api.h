@@ -49,6 +49,13 @@ int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out
  */
 int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
                          size_t out_len, char* err, size_t err_len);
+/*
+ * The pattern slurmctld places, prices and records a job with: ff_effective_pattern's, or
+ * `ring` when the job's recorded request does not parse (the SPANK plugin refuses such a
+ * value; a record from elsewhere may still hold one). Never fails; `out` is always set.
+ */
+void ff_job_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
+                    size_t out_len);
 
 /* ---- placement engine (slurmctld) ---- */
 
@@ -212,6 +219,86 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
                           ff_wait_advice_t* out, int* hosts, char* err, size_t err_len);
 
 /*
+ * The controller's book of locality waits (placement/wait_book.hpp): which pending jobs
+ * wait, until when, the node slots (indices of slurmctld's node table) reserved for each,
+ * and the rules applied at each evaluation. The glue reads Slurm's records into these
+ * values and applies what comes back; it keeps no wait of its own. Not locked: used under
+ * slurmctld's job write lock, except ff_wait_book_next_end (any thread).
+ */
+typedef struct ff_wait_book ff_wait_book_t;
+ff_wait_book_t* ff_wait_book_new(void); /* NULL without memory */
+void ff_wait_book_free(ff_wait_book_t* book);
+
+/* The job an evaluation is for. */
+typedef struct ff_evaluated_job {
+  uint32_t job_id;
+  uint32_t priority;
+  double time_limit_s; /* 0: none */
+  int test_only;       /* a submission test or one of backfill's trials */
+  int backfill_test;   /* one of backfill's trials */
+  int switches;        /* the job asked for --switches */
+  const int* required; /* its -w nodes as node slots (NULL: none) */
+  unsigned nrequired;
+} ff_evaluated_job_t;
+
+/* Slurm's view of a job the book asks about. */
+typedef struct ff_queued_job {
+  int pending;
+  uint32_t priority;
+} ff_queued_job_t;
+/* Fills `out` and returns 1 for a job slurmctld holds, 0 for one it does not. */
+typedef int (*ff_find_job_fn)(void* ctx, uint32_t job_id, ff_queued_job_t* out);
+/* A waiting job's reason to show in its state_desc (Slurm resets it when it cannot start it). */
+typedef void (*ff_show_reason_fn)(void* ctx, uint32_t job_id, const char* reason);
+/* A node slot the evaluated job must not have: reserved for a job ahead of it. */
+typedef void (*ff_take_node_fn)(void* ctx, int node);
+
+typedef struct ff_wait_begin {
+  int decide_afresh; /* the job waits: this evaluation decides again (best_switch true) */
+  int may_run;       /* 0: it requires (-w) a node reserved for a waiting job ahead */
+  int schedule;      /* a wait reached its time with its job pending: schedule now */
+} ff_wait_begin_t;
+
+/*
+ * Before an evaluation of `job`: waits that ended are dropped, every other waiting job's
+ * reason is shown again, and the nodes reserved for the waits the job ranks after (and
+ * would not end before) are taken from its candidates. `table_size` is the node table's
+ * size now, `offered_size` the size of the candidates' map.
+ */
+int ff_wait_book_begin(ff_wait_book_t* book, const ff_evaluated_job_t* job, double now, int table_size,
+                       int offered_size, ff_find_job_fn find, ff_show_reason_fn show, ff_take_node_fn take,
+                       void* ctx, ff_wait_begin_t* out, char* err, size_t err_len);
+
+enum {
+  FF_WAIT_NONE = 0,      /* nothing to do */
+  FF_WAIT_FORGOT = 1,    /* the job waited and waits no more (not fabricfit's placement now) */
+  FF_WAIT_ONE_GROUP = 2, /* the job waited and has one leaf group now */
+  FF_WAIT_HOLD = 3,      /* a backfill trial of a waiting, still split job: keep it pending */
+  FF_WAIT_ASK = 4,       /* a split allocation: ask ff_engine_wait_advice */
+};
+/*
+ * After Slurm's evaluator accepted a placement: `placed` nonzero when fabricfit chose it,
+ * on the fabric hosts hosts[0..nhosts) of `engine` (NULL: none). Returns an FF_WAIT_* step;
+ * FORGOT and ONE_GROUP have dropped the wait.
+ */
+int ff_wait_book_after(ff_wait_book_t* book, const ff_evaluated_job_t* job, int placed,
+                       const ff_engine_t* engine, const int* hosts, unsigned nhosts);
+/*
+ * The job waits (again) as `advice` says, on the node slots nodes[0..nnodes) of a table of
+ * `table_size`, showing `reason`. *changed (may be NULL): new, or its times moved.
+ */
+int ff_wait_book_keep(ff_wait_book_t* book, uint32_t job_id, const ff_wait_advice_t* advice, const int* nodes,
+                      unsigned nnodes, int table_size, const char* reason, int* changed, char* err,
+                      size_t err_len);
+/* The job waits no more; 1 when it waited. */
+int ff_wait_book_forget(ff_wait_book_t* book, uint32_t job_id);
+/* The reason a waiting job shows, or NULL when it does not wait (valid until the book changes). */
+const char* ff_wait_book_reason(const ff_wait_book_t* book, uint32_t job_id);
+/* The earliest time a wait ends (0: none); any thread. */
+long ff_wait_book_next_end(const ff_wait_book_t* book);
+unsigned ff_wait_book_count(const ff_wait_book_t* book);
+
+/*
  * The split jobs running now, which placement and the locality wait price a split beside (peak uplink
  * demands; placement/wait_decision.hpp). ff_engine_running_add registers job `job_id` on
  * `hosts` (fabric hosts, `gpus_per_node` GPUs each, or request->total_gpus spread in order)
@@ -224,6 +311,34 @@ int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request
                           unsigned nhosts, char* err, size_t err_len);
 unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max);
 int ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id, char* err, size_t err_len);
+/*
+ * Forgets the registered jobs that run no more: running(ctx, id) is 0 for a job slurmctld
+ * no longer runs (gone, finished, suspended). FF_EINTERNAL, naming the first job kept, when
+ * one could not be removed (out of memory).
+ */
+typedef int (*ff_job_running_fn)(void* ctx, uint32_t job_id);
+int ff_engine_running_prune(ff_engine_t* engine, ff_job_running_fn running, void* ctx, char* err,
+                            size_t err_len);
+
+/*
+ * The controller's scans of its job list for running multi-host jobs an engine has not
+ * counted (placement/running_scan.hpp): due for a new engine `generation` (0: none) and
+ * every 10 s. Between ff_running_scan_start and _finish, ff_running_scan_should_count says
+ * of each running job on several nodes whether to count it now (ff_engine_running_add).
+ * Used by one thread; the engine's lock is its own.
+ */
+typedef struct ff_running_scan ff_running_scan_t;
+ff_running_scan_t* ff_running_scan_new(void); /* NULL without memory */
+void ff_running_scan_free(ff_running_scan_t* scan);
+int ff_running_scan_due(const ff_running_scan_t* scan, unsigned generation, long now);
+/* The node table is being remapped: no scan until the next interval. */
+void ff_running_scan_postpone(ff_running_scan_t* scan, long now);
+int ff_running_scan_start(ff_running_scan_t* scan, ff_engine_t* engine, unsigned generation, long now,
+                          char* err, size_t err_len);
+int ff_running_scan_should_count(ff_running_scan_t* scan, uint32_t job_id, long start_time);
+/* *fresh: the first scan for this engine; *running: running multi-host jobs seen. */
+int ff_running_scan_finish(ff_running_scan_t* scan, ff_engine_t* engine, int* fresh, int* running, char* err,
+                           size_t err_len);
 
 /*
  * The routing the run-time model assumes (LocalityWaitRouting: 1 static, 0 ECMP) for the

@@ -80,7 +80,7 @@ int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, c
     fabricfit::JobEnvironmentInput in;
     in.node = node;
     in.nodes = fabricfit::expand_hostlist(job_nodes);
-    in.pattern = fabricfit::parse_comm_pattern(pattern != nullptr && pattern[0] != '\0' ? pattern : "ring");
+    in.pattern = fabricfit::capi::pattern_of(pattern);
     in.gpus_on_node = static_cast<int>(gpus_on_node);
     auto env = fabricfit::job_environment(snapshot.fabric, index, site->config, in);
     env =

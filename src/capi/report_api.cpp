@@ -54,7 +54,7 @@ int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpu
     });
   }
   return guarded(err, err_len, [&] {
-    const auto p = fabricfit::parse_comm_pattern(pattern != nullptr && pattern[0] != '\0' ? pattern : "ring");
+    const auto p = fabricfit::capi::pattern_of(pattern);
     std::vector<int> h, g;
     if (reason.empty()) {
       if (hosts == nullptr || gpus == nullptr || nhosts == 0)

@@ -66,7 +66,7 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
         engine->index, engine->uplink_bundles(), gpus,
         std::span<const double>(host_free_at, static_cast<std::size_t>(n)),
         std::span<const std::uint8_t>(usable, static_cast<std::size_t>(n)),
-        fabricfit::parse_comm_pattern(request->pattern != nullptr ? request->pattern : "ring"),
+        fabricfit::capi::pattern_of(request->pattern),
         static_cast<int>(request->gpus_per_node), now, f, &engine->running_sharing());
     out->wait = d.wait ? 1 : 0;
     out->leaf_group = d.leaf_group;

@@ -35,15 +35,14 @@
 
 /* Decisions waiting to be matched with an allocation; at most this many. */
 #define MAX_NOTES 4096
-/* Seconds between two scans of the job list for running jobs the engine has not seen. */
-#define SCAN_INTERVAL 10
 /*
- * Seconds between saves of the run-time history, when something was learnt: the scans'
- * pace. Slurm runs no plugin fini at a reconfigure's re-exec nor at a shutdown, so what
- * the new slurmctld reads is what was saved here, and once more when the thread sees the
- * shutdown (a re-exec sets shutdown_time too) and never after it.
+ * Seconds between saves of the run-time history, when something was learnt: the pace of
+ * the scans of the job list (placement/running_scan.hpp). Slurm runs no plugin fini at a
+ * reconfigure's re-exec nor at a shutdown, so what the new slurmctld reads is what was saved here,
+ * and once more when the thread sees the shutdown (a re-exec sets shutdown_time too) and never
+ * after it.
  */
-#define HISTORY_SAVE_INTERVAL SCAN_INTERVAL
+#define HISTORY_SAVE_INTERVAL 10
 
 typedef struct {
 	uint32_t job_id, array_job_id, array_task_id;
@@ -340,84 +339,28 @@ static void _commit(note_t *n)
 	}
 }
 
-static int _cmp_id(const void *a, const void *b)
+static int _job_runs(void *ctx, uint32_t job_id)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	job_record_t *job_ptr = find_job_record(job_id);
 
-	return (x > y) - (x < y);
-}
-
-/* The jobs the engine holds, sorted, in *count (engine_lock held, engine set); xfree it. */
-static uint32_t *_running_ids(unsigned *count)
-{
-	unsigned n = ff_engine_running_jobs(engine, NULL, 0);
-	uint32_t *ids = xcalloc(MAX(n, 1), sizeof(*ids));
-
-	*count = MIN(n, ff_engine_running_jobs(engine, ids, n));
-	qsort(ids, *count, sizeof(*ids), _cmp_id);
-	return ids;
-}
-
-static bool _holds(const uint32_t *ids, unsigned count, uint32_t job_id)
-{
-	return count && bsearch(&job_id, ids, count, sizeof(*ids), _cmp_id);
+	(void)ctx;
+	return job_ptr && IS_JOB_RUNNING(job_ptr);
 }
 
 /* Running jobs that ended leave the locality wait's count (job read lock held). */
 static void _prune_running(void)
 {
-	uint32_t *ids;
-	unsigned count;
 	char err[256] = "";
 
 	pthread_rwlock_rdlock(&engine_lock);
-	if (engine) {
-		ids = _running_ids(&count);
-		for (unsigned i = 0; i < count; i++) {
-			job_record_t *job_ptr = find_job_record(ids[i]);
-			if ((!job_ptr || !IS_JOB_RUNNING(job_ptr)) &&
-			    ff_engine_running_remove(engine, ids[i], err, sizeof(err)) != FF_OK)
-				error(
-				    "fabricfit: JobId=%u stays among the running jobs the locality "
-				    "wait counts: %s",
-				    ids[i], err);
-		}
-		xfree(ids);
-	}
+	if (engine && ff_engine_running_prune(engine, _job_runs, NULL, err, sizeof(err)) != FF_OK)
+		error("fabricfit: a job stays among the running jobs the locality wait counts: %s",
+		      err);
 	pthread_rwlock_unlock(&engine_lock);
 }
 
-/*
- * The writer thread's: the running multi-host jobs its last scan saw that the engine does
- * not hold (their traffic stays in one leaf group, or it could not price them), sorted, and
- * for which engine. By start time too: a requeued job may come back on other nodes. A job
- * the engine holds is never here, so once forgotten (it ended, or was suspended) a later
- * scan counts it again if it runs.
- */
-typedef struct {
-	uint32_t job_id;
-	time_t start;
-} seen_t;
-static seen_t *scanned = NULL;
-static int scanned_count = 0;
-static unsigned scanned_for = 0; /* engine_generation; 0: none */
-static time_t last_scan = 0;
-
-static int _cmp_seen(const void *a, const void *b)
-{
-	const seen_t *x = a, *y = b;
-
-	if (x->job_id != y->job_id)
-		return (x->job_id > y->job_id) - (x->job_id < y->job_id);
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-/* A scan is due: a new engine, SCAN_INTERVAL seconds since the last, or the clock went back. */
-static bool _due(time_t now)
-{
-	return engine_generation != scanned_for || now - last_scan >= SCAN_INTERVAL ||
-	       now < last_scan;
-}
+/* The writer thread's scans of the job list (ff_running_scan_*); NULL without memory. */
+static ff_running_scan_t *scan = NULL;
 
 /* slurmctld is shutting down: its job list may be freed without locks (MEMORY_LEAK_DEBUG). */
 static bool _shutting_down(void)
@@ -460,9 +403,7 @@ static bool _count_running(job_record_t *job_ptr)
 		      job_ptr, err);
 		goto done;
 	}
-	if (ff_effective_pattern(ffg_job_pattern(job_ptr), n, &settings, pattern, sizeof(pattern),
-				 err, sizeof(err)) != FF_OK)
-		snprintf(pattern, sizeof(pattern), "ring");
+	ff_job_pattern(ffg_job_pattern(job_ptr), n, &settings, pattern, sizeof(pattern));
 	req.pattern = pattern;
 	if (!(counted = ff_engine_running_add(engine, job_ptr->job_id, &req, hosts, n, err,
 					      sizeof(err)) == FF_OK))
@@ -474,86 +415,67 @@ done:
 }
 
 /*
- * Jobs the count has not seen: after a restart, a reconfigure or a new snapshot the engine
- * is new and counts nothing, and jobs Slurm placed itself never had a placement note.
- * Every SCAN_INTERVAL seconds, and at once for a new engine (job and node read locks held).
+ * Jobs the count has not seen (ff_running_scan_*: after a restart, a reconfigure or a new
+ * snapshot, and jobs Slurm placed itself): job and node read locks held.
  */
 static void _scan_running(void)
 {
 	time_t now = time(NULL);
-	seen_t *seen;
-	uint32_t *known;
-	unsigned known_count;
-	int count = 0, kept = 0, left = 0, slots, counted = 0;
-	bool fresh;
+	int count = 0, slots, counted = 0, fresh = 0, running = 0;
+	char err[256] = "";
 	list_itr_t *it;
 	job_record_t *job;
 
 	if (!&job_list || !job_list)
 		return;
 	pthread_rwlock_rdlock(&engine_lock);
-	if (!engine || !_due(now)) {
+	if (!engine || !ff_running_scan_due(scan, engine_generation, now)) {
 		pthread_rwlock_unlock(&engine_lock);
 		return;
 	}
 	if (!ffg_map_current()) {
 		/* Until an evaluation maps Slurm's changed node table: try again later. */
-		last_scan = now;
+		ff_running_scan_postpone(scan, now);
 		pthread_rwlock_unlock(&engine_lock);
 		return;
 	}
-	if ((fresh = engine_generation != scanned_for))
-		scanned_count = 0; /* every job is new to this engine */
-	/* Those a placement note registered are counted with what fabricfit placed. */
-	known = _running_ids(&known_count);
+	if (ff_running_scan_start(scan, engine, engine_generation, now, err, sizeof(err)) !=
+	    FF_OK) {
+		error("fabricfit: no scan of the running jobs: %s", err);
+		pthread_rwlock_unlock(&engine_lock);
+		return;
+	}
 	slots = list_count(job_list);
-	seen = xcalloc(MAX(slots, 1), sizeof(*seen));
 	it = list_iterator_create(job_list);
 	while ((job = list_next(it)) && count < slots) {
 		ffg_wait_learn(job);
 		if (!IS_JOB_RUNNING(job) || !job->node_bitmap ||
 		    bit_set_count(job->node_bitmap) < 2)
 			continue;
-		seen_t key = {.job_id = job->job_id, .start = job->start_time};
 		count++;
-		if (_holds(known, known_count, job->job_id))
-			continue; /* the engine holds it */
-		seen[kept++] = key;
-		if (!(scanned_count &&
-		      bsearch(&key, scanned, scanned_count, sizeof(*scanned), _cmp_seen)) &&
+		if (ff_running_scan_should_count(scan, job->job_id, (long)job->start_time) &&
 		    _count_running(job))
 			counted++;
 	}
 	list_iterator_destroy(it);
-	/* Keep only those the engine still does not hold. */
-	xfree(known);
-	known = _running_ids(&known_count);
-	for (int i = 0; i < kept; i++)
-		if (!_holds(known, known_count, seen[i].job_id))
-			seen[left++] = seen[i];
-	xfree(known);
-	if (fresh && count)
+	if (ff_running_scan_finish(scan, engine, &fresh, &running, err, sizeof(err)) != FF_OK)
+		error("fabricfit: the scan of the running jobs did not finish: %s", err);
+	if (fresh && running)
 		info("fabricfit: locality wait: %d of the %d jobs running on several nodes counted "
 		     "from Slurm's job list (a new snapshot, restart or reconfigure)",
-		     counted, count);
+		     counted, running);
 	else if (counted)
 		debug("fabricfit: Placement: %d more running multi-host jobs counted", counted);
-	qsort(seen, left, sizeof(*seen), _cmp_seen);
-	xfree(scanned);
-	scanned = seen;
-	scanned_count = left;
-	scanned_for = engine_generation;
-	last_scan = now;
 	pthread_rwlock_unlock(&engine_lock);
 }
 
-/* A scan is due (see _due). */
+/* A scan of the job list is due (ff_running_scan_due). */
 static bool _scan_due(void)
 {
 	bool due;
 
 	pthread_rwlock_rdlock(&engine_lock);
-	due = engine && _due(time(NULL));
+	due = engine && ff_running_scan_due(scan, engine_generation, time(NULL));
 	pthread_rwlock_unlock(&engine_lock);
 	return due;
 }
@@ -713,6 +635,9 @@ extern void ffg_record_start(void)
 	slurm_mutex_lock(&note_lock);
 	if (!running) {
 		stopping = false;
+		if (!scan && !(scan = ff_running_scan_new()))
+			error("fabricfit: no memory for the scans of the running jobs: jobs Slurm "
+			      "placed are not counted by the locality wait");
 		if (pthread_create(&writer, NULL, _write_records, NULL) == 0)
 			running = true;
 		else
@@ -741,7 +666,6 @@ extern void ffg_record_stop(void)
 	xfree(notes);
 	note_count = note_slots = 0;
 	slurm_mutex_unlock(&note_lock);
-	xfree(scanned);
-	scanned_count = 0;
-	scanned_for = 0;
+	ff_running_scan_free(scan);
+	scan = NULL;
 }

@@ -118,9 +118,8 @@ static bool _fabricfit_choose(topology_eval_t *topo_eval, char *pattern, size_t 
 		_fall_back(note, note_len, reason, reason_len, rc != FF_EDECLINE, err);
 		return false;
 	}
-	if (ff_effective_pattern(ffg_job_pattern(topo_eval->job_ptr), request.max_nodes, &settings,
-				 pattern, pattern_len, err, sizeof(err)) != FF_OK)
-		snprintf(pattern, pattern_len, "ring");
+	ff_job_pattern(ffg_job_pattern(topo_eval->job_ptr), request.max_nodes, &settings, pattern,
+		       pattern_len);
 	request.pattern = pattern;
 	*out = request;
 	if (!ffg_map_current())

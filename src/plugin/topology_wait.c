@@ -11,9 +11,10 @@
  *   of the job and by every evaluation of another job (under the job write lock);
  * - the hosts it expects are taken from the candidates of the jobs ranked after it that
  *   would not end before the wait ends (backfill's own plan of the job reserves them too).
- * The waits live here in memory; what must survive a restart, when the wait began, is the
- * job's eligible time (details->begin_time) in its own record, so a restarted or
- * reconfigured slurmctld decides again from the same facts and never waits past the cap.
+ * The waits and the rules over them are the core's wait book (ff_wait_book_*); what must
+ * survive a restart, when the wait began, is the job's eligible time (details->begin_time) in its
+ * own record, so a restarted or reconfigured slurmctld decides again from the same facts and never
+ * waits past the cap.
  */
 
 #include "config.h"
@@ -50,16 +51,8 @@
 
 #define WAIT_DESC_PREFIX "Waiting for one leaf group"
 
-typedef struct {
-	uint32_t job_id;
-	time_t until;	 /* the wait ends at the latest (expected time or cap) */
-	time_t ready_at; /* when the hosts are expected */
-	bitstr_t *nodes; /* the hosts it expects, as Slurm nodes: reserved */
-	char *desc;	 /* its state_desc */
-} wait_t;
-
-static wait_t *waits = NULL;
-static int nwaits = 0, wait_slots = 0;
+/* The waits and their rules are the core's (ff_wait_book_*): used under the job write lock. */
+static ff_wait_book_t *book = NULL;
 static double *free_at = NULL; /* per fabric host: when its jobs reach their limits */
 static int *placed = NULL, *expected = NULL;
 static unsigned char *usable = NULL;
@@ -73,37 +66,15 @@ static bool save_failed = false; /* the last save failed (logged once) */
 /* Taken at init: the record thread saves without reading slurm_conf, which a reconfigure
  * replaces. NULL without a StateSaveLocation. */
 static char *history_path = NULL;
+
 /*
- * The earliest `until` of the waits (0: none). Nothing else asks slurmctld to schedule
- * when a wait ends, so the job would stay pending to the next periodic pass
- * (sched_interval, bf_interval: 60 s and 30 s by default). The record thread reads it
- * without slurmctld's locks (ffg_wait_ended); it is written under the job write lock.
- * A wait an evaluation drops at its end asks for the pass itself (_prune), since the
- * record thread may then never see its time.
+ * Nothing else asks slurmctld to schedule when a wait ends, so the job would stay pending
+ * to the next periodic pass (sched_interval, bf_interval: 60 s and 30 s by default): the
+ * record thread reads this without slurmctld's locks.
  */
-static time_t next_end = 0;
-
-static void _note_next_end(void)
-{
-	time_t t = 0;
-
-	for (int k = 0; k < nwaits; k++)
-		if (!t || waits[k].until < t)
-			t = waits[k].until;
-	__atomic_store_n(&next_end, t, __ATOMIC_RELAXED);
-}
-
-static void _drop(int k)
-{
-	FREE_NULL_BITMAP(waits[k].nodes);
-	xfree(waits[k].desc);
-	waits[k] = waits[--nwaits];
-	_note_next_end();
-}
-
 extern time_t ffg_wait_next_end(void)
 {
-	return __atomic_load_n(&next_end, __ATOMIC_RELAXED);
+	return (time_t)ff_wait_book_next_end(book);
 }
 
 extern void ffg_wait_save(void)
@@ -132,16 +103,13 @@ extern void ffg_wait_forget(void)
 	ffg_wait_save();
 	xfree(history_path);
 	save_failed = false;
-	while (nwaits)
-		_drop(nwaits - 1);
-	xfree(waits);
-	wait_slots = 0;
+	ff_wait_book_free(book);
+	book = NULL;
 	xfree(free_at);
 	xfree(placed);
 	xfree(expected);
 	xfree(usable);
 	scratch_hosts = 0;
-	__atomic_store_n(&next_end, 0, __ATOMIC_RELAXED);
 	ff_predictor_free(predictor);
 	predictor = NULL;
 }
@@ -153,6 +121,8 @@ extern void ffg_wait_init(void)
 
 	if (predictor)
 		return;
+	if (!book && !(book = ff_wait_book_new()))
+		error("fabricfit: no memory for the locality waits: no job waits for a leaf group");
 	if (slurm_conf.state_save_location)
 		xstrfmtcat(history_path, "%s/%s", slurm_conf.state_save_location, HISTORY_FILE);
 	if (!(predictor = ff_predictor_new())) {
@@ -173,47 +143,15 @@ extern void ffg_wait_init(void)
 		    err);
 }
 
-static int _find(uint32_t job_id)
-{
-	for (int k = 0; k < nwaits; k++)
-		if (waits[k].job_id == job_id)
-			return k;
-	return -1;
-}
-
-/* Waits whose job left the queue, started, or whose time is up end here. */
-static void _prune(time_t now)
-{
-	for (int k = 0; k < nwaits;) {
-		job_record_t *job = find_job_record(waits[k].job_id);
-		if (!job || !IS_JOB_PENDING(job) || waits[k].until <= now ||
-		    bit_size(waits[k].nodes) != node_record_count) {
-			/* Its job is decided again at once (this pass may be past it). */
-			if (job && IS_JOB_PENDING(job) && waits[k].until <= now)
-				queue_job_scheduler();
-			_drop(k);
-		} else
-			k++;
-	}
-	_note_next_end();
-}
-
 /* select_nodes() left a job it could not start with WAIT_RESOURCES and no text. */
-static void _show_reason(job_record_t *job, const wait_t *w)
+static void _show_reason(job_record_t *job, const char *desc)
 {
-	if (!IS_JOB_PENDING(job) || job->state_reason != WAIT_RESOURCES ||
-	    !xstrcmp(job->state_desc, w->desc))
+	if (!job || !desc || !IS_JOB_PENDING(job) || job->state_reason != WAIT_RESOURCES ||
+	    !xstrcmp(job->state_desc, desc))
 		return;
 	xfree(job->state_desc);
-	job->state_desc = xstrdup(w->desc);
+	job->state_desc = xstrdup(desc);
 	last_job_update = time(NULL);
-}
-
-/* A job the scheduler considers after `w`'s job (lower priority, or later at equal). */
-static bool _ranks_after(const job_record_t *job, const job_record_t *w)
-{
-	return job->priority < w->priority ||
-	       (job->priority == w->priority && job->job_id > w->job_id);
 }
 
 /* The job's time limit in seconds; 0 when it has none. */
@@ -234,41 +172,75 @@ extern void ffg_wait_learn(job_record_t *job)
 			     (double)job->end_time);
 }
 
+static int _find_job(void *ctx, uint32_t job_id, ff_queued_job_t *out)
+{
+	job_record_t *job = find_job_record(job_id);
+
+	(void)ctx;
+	if (!job)
+		return 0;
+	out->pending = IS_JOB_PENDING(job);
+	out->priority = job->priority;
+	return 1;
+}
+
+static void _remind(void *ctx, uint32_t job_id, const char *reason)
+{
+	(void)ctx;
+	_show_reason(find_job_record(job_id), reason);
+}
+
+static void _take_node(void *node_map, int node)
+{
+	if (node >= 0 && node < bit_size(node_map))
+		bit_clear(node_map, node);
+}
+
+/* The job as the book weighs it; `required` (NULL: not needed) gets its -w nodes as slots
+ * (xfree it). */
+static ff_evaluated_job_t _evaluated(const job_record_t *job_ptr, bool test_only, int **required)
+{
+	bitstr_t *req = job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
+	ff_evaluated_job_t job = {.job_id = job_ptr->job_id,
+				  .priority = job_ptr->priority,
+				  .time_limit_s = _limit_s(job_ptr),
+				  .test_only = test_only,
+				  .backfill_test = (job_ptr->bit_flags & BACKFILL_TEST) != 0,
+				  .switches = job_ptr->req_switch != 0};
+
+	if (!required)
+		return job;
+	*required = NULL;
+	if (req && bit_size(req) == node_record_count) {
+		*required = xcalloc(MAX(bit_set_count(req), 1), sizeof(int));
+		for (int i = 0; (i = bit_ffs_from_bit(req, i)) >= 0; i++)
+			(*required)[job.nrequired++] = i;
+		job.required = *required;
+	}
+	return job;
+}
+
 extern bool ffg_wait_begin(topology_eval_t *topo_eval, bool test_only)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
-	bitstr_t *req = job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
-	time_t now = time(NULL);
-	bool may_run = true;
-	int self;
+	ff_wait_begin_t begin = {.may_run = 1};
+	ff_evaluated_job_t job;
+	char err[256] = "";
+	int *required;
 
-	if (!nwaits)
+	if (!ff_wait_book_count(book))
 		return true;
-	_prune(now);
-	if ((self = _find(job_ptr->job_id)) >= 0 && !job_ptr->req_switch)
-		job_ptr->best_switch = true; /* this evaluation decides afresh */
-	for (int k = 0; k < nwaits; k++) {
-		job_record_t *w = find_job_record(waits[k].job_id);
-		double limit;
-
-		if (k == self || !w)
-			continue;
-		_show_reason(w, &waits[k]);
-		/* A submission test must not reject a job for a wait that will end. */
-		if (test_only && !(job_ptr->bit_flags & BACKFILL_TEST))
-			continue;
-		if (!_ranks_after(job_ptr, w) || bit_size(topo_eval->node_map) != node_record_count)
-			continue;
-		limit = _limit_s(job_ptr);
-		if (limit > 0 && now + limit <= waits[k].until)
-			continue; /* ends before the waiting job may start: backfill */
-		bit_and_not(topo_eval->node_map, waits[k].nodes);
-		/* Slurm's evaluator walks -w nodes by themselves: refuse here instead. */
-		if (req && bit_size(req) == bit_size(waits[k].nodes) &&
-		    bit_overlap_any(req, waits[k].nodes))
-			may_run = false;
-	}
-	return may_run;
+	job = _evaluated(job_ptr, test_only, &required);
+	if (ff_wait_book_begin(book, &job, (double)time(NULL), node_record_count,
+			       bit_size(topo_eval->node_map), _find_job, _remind, _take_node,
+			       topo_eval->node_map, &begin, err, sizeof(err)) != FF_OK)
+		error("fabricfit: %pJ: the locality waits are not applied: %s", job_ptr, err);
+	xfree(required);
+	if (begin.schedule)
+		queue_job_scheduler(); /* a wait's job is decided again at once */
+	if (begin.decide_afresh)
+		job_ptr->best_switch = true;
+	return begin.may_run;
 }
 
 static bool _scratch(int hosts)
@@ -337,52 +309,39 @@ static void _fill_usable(job_record_t *job_ptr, int hosts)
 	}
 }
 
-static void _describe(wait_t *w)
-{
-	char ready[32], until[32], *names = bitmap2node_name(w->nodes);
-
-	slurm_make_time_str(&w->ready_at, ready, sizeof(ready));
-	slurm_make_time_str(&w->until, until, sizeof(until));
-	xfree(w->desc);
-	xstrfmtcat(w->desc, "%s (%s) expected %s, at most until %s (fabricfit locality wait)",
-		   WAIT_DESC_PREFIX, names, ready, until);
-	xfree(names);
-}
-
+/* The job waits as `a` says, on the Slurm nodes of the hosts it expects. */
 static void _keep(job_record_t *job_ptr, const ff_wait_advice_t *a, const int *hosts)
 {
-	int k = _find(job_ptr->job_id);
-	wait_t *w;
-	bool changed;
+	bitstr_t *nodes = bit_alloc(node_record_count);
+	int *slots = xcalloc(MAX(a->nhosts, 1), sizeof(int));
+	unsigned n = 0;
+	char ready[32], until[32], err[256] = "", *names, *desc = NULL;
+	time_t ready_at = (time_t)ceil(a->ready_at), until_t = (time_t)ceil(a->until);
+	int changed = 0;
 
-	if (k < 0) {
-		if (nwaits == wait_slots) {
-			wait_slots = wait_slots ? 2 * wait_slots : 16;
-			xrecalloc(waits, wait_slots, sizeof(*waits));
-		}
-		k = nwaits++;
-		memset(&waits[k], 0, sizeof(waits[k]));
-		waits[k].job_id = job_ptr->job_id;
-	}
-	w = &waits[k];
-	changed = !w->nodes || w->until != (time_t)ceil(a->until) ||
-		  w->ready_at != (time_t)ceil(a->ready_at);
-	/* Up to Slurm's whole seconds: the wait lasts until the expected moment. */
-	w->until = (time_t)ceil(a->until);
-	w->ready_at = (time_t)ceil(a->ready_at);
-	FREE_NULL_BITMAP(w->nodes);
-	w->nodes = bit_alloc(node_record_count);
 	for (unsigned i = 0; i < a->nhosts; i++) {
 		int node = node_of_host[hosts[i]];
-		if (node >= 0 && node < node_record_count)
-			bit_set(w->nodes, node);
+		if (node >= 0 && node < node_record_count) {
+			bit_set(nodes, node);
+			slots[n++] = node;
+		}
 	}
-	_describe(w);
-	_note_next_end();
-	if (changed)
+	names = bitmap2node_name(nodes);
+	slurm_make_time_str(&ready_at, ready, sizeof(ready));
+	slurm_make_time_str(&until_t, until, sizeof(until));
+	xstrfmtcat(desc, "%s (%s) expected %s, at most until %s (fabricfit locality wait)",
+		   WAIT_DESC_PREFIX, names, ready, until);
+	if (ff_wait_book_keep(book, job_ptr->job_id, a, slots, n, node_record_count, desc, &changed,
+			      err, sizeof(err)) != FF_OK)
+		error("fabricfit: %pJ cannot wait: %s", job_ptr, err);
+	else if (changed)
 		info(
 		    "fabricfit: %pJ waits: %s; slowdown now %.3f, gain %.0fs > expected wait %.0fs",
-		    job_ptr, w->desc, a->slowdown_now, a->gain_s, a->expected_wait_s);
+		    job_ptr, desc, a->slowdown_now, a->gain_s, a->expected_wait_s);
+	xfree(desc);
+	xfree(names);
+	xfree(slots);
+	FREE_NULL_BITMAP(nodes);
 }
 
 /* The fabric hosts of node_map into placed[]; their count, or -1 for a node outside it. */
@@ -406,34 +365,27 @@ extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request
 	job_details_t *details = job_ptr->details;
 	ff_wait_facts_t facts = {0};
 	ff_wait_advice_t advice;
+	ff_evaluated_job_t job;
 	size_t len = strlen(note);
 	char err[256] = "";
-	int self = _find(job_ptr->job_id), hosts, n;
+	int hosts = 0, n = -1;
 	time_t now = time(NULL);
 
-	if (!request || !engine || !_scratch(hosts = ff_engine_host_count(engine)) ||
-	    (n = _placed_hosts(topo_eval->node_map)) < 2) {
-		if (self >= 0 && !test_only)
-			_drop(self);
+	if (request && engine && _scratch(hosts = ff_engine_host_count(engine)))
+		n = _placed_hosts(topo_eval->node_map);
+	job = _evaluated(job_ptr, test_only, NULL);
+	switch (ff_wait_book_after(book, &job, n >= 0, engine, placed, MAX(n, 0))) {
+	case FF_WAIT_ONE_GROUP:
+		info("fabricfit: %pJ waits no more: one-group", job_ptr);
 		return;
-	}
-	if (test_only) {
-		/* Backfill's trials (now and at the times jobs end) keep to the decision. */
-		if (self >= 0 && (job_ptr->bit_flags & BACKFILL_TEST) &&
-		    ff_engine_leaf_groups_of(engine, placed, n) > 1) {
-			job_ptr->best_switch = false;
-			_show_reason(job_ptr, &waits[self]);
-			snprintf(note + len, note_len - len, " locality-wait=kept");
-		}
+	case FF_WAIT_HOLD:
+		job_ptr->best_switch = false;
+		_show_reason(job_ptr, ff_wait_book_reason(book, job_ptr->job_id));
+		snprintf(note + len, note_len - len, " locality-wait=kept");
 		return;
-	}
-	/* Most multi-host jobs land in one group: no wait to weigh, and no pass over the job
-	 * list (the core would answer "one-group" without reading it). */
-	if (ff_engine_leaf_groups_of(engine, placed, n) <= 1) {
-		if (self >= 0) {
-			info("fabricfit: %pJ waits no more: one-group", job_ptr);
-			_drop(self);
-		}
+	case FF_WAIT_ASK:
+		break;
+	default:
 		return;
 	}
 	_fill_free_at(hosts, now);
@@ -449,15 +401,12 @@ extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request
 	if (ff_engine_wait_advice(engine, request, placed, n, usable, host_free, host_total,
 				  free_at, &facts, &advice, expected, err, sizeof(err)) != FF_OK) {
 		snprintf(note + len, note_len - len, " locality-wait=error reason=\"%s\"", err);
-		if (self >= 0)
-			_drop(self);
+		ff_wait_book_forget(book, job_ptr->job_id);
 		return;
 	}
 	if (!advice.wait) {
-		if (self >= 0) {
+		if (ff_wait_book_forget(book, job_ptr->job_id))
 			info("fabricfit: %pJ waits no more: %s", job_ptr, advice.verdict);
-			_drop(self);
-		}
 		if (strcmp(advice.verdict, "one-group") && strcmp(advice.verdict, "not-candidate"))
 			snprintf(note + len, note_len - len,
 				 " locality-wait=%s gain=%.0fs expected_wait=%.0fs run=%.0fs",
@@ -467,7 +416,7 @@ extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request
 	}
 	_keep(job_ptr, &advice, expected);
 	job_ptr->best_switch = false;
-	_show_reason(job_ptr, &waits[_find(job_ptr->job_id)]);
+	_show_reason(job_ptr, ff_wait_book_reason(book, job_ptr->job_id));
 	snprintf(note + len, note_len - len,
 		 " locality-wait=waits gain=%.0fs expected_wait=%.0fs until=%ld run=%.0fs",
 		 advice.gain_s, advice.expected_wait_s, (long)ceil(advice.until),

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -301,4 +302,101 @@ TEST(EngineApiTres, GpusFromSlurmTresStrings) {
   EXPECT_EQ(ff_tres_gpus("gres/shard:3"), 0u);
   EXPECT_EQ(ff_tres_gpus(nullptr), 0u);
   EXPECT_EQ(ff_tres_gpus(""), 0u);
+}
+
+// The controller forgets the running jobs Slurm no longer runs, and its scans count each
+// running job once per engine (ff_engine_running_prune, ff_running_scan_*).
+TEST(EngineApiRunning, PruneForgetsEndedJobsAndScansCountOncePerEngine) {
+  const GeneratedEngine generated(clos(2, 4, 2), "prune");
+  ff_engine_t* engine = generated.engine;
+  ASSERT_NE(engine, nullptr);
+  const auto h = [&](const char* name) { return generated.host(name); };
+  char err[512] = "";
+  ff_request_t req{2, 2, 8, 0, 0, "ring"};
+  const int split_a[] = {h("gpu001"), h("gpu005")}, split_b[] = {h("gpu002"), h("gpu006")};
+  ASSERT_EQ(ff_engine_running_add(engine, 41, &req, split_a, 2, err, sizeof err), FF_OK) << err;
+  ASSERT_EQ(ff_engine_running_add(engine, 42, &req, split_b, 2, err, sizeof err), FF_OK) << err;
+  std::set<std::uint32_t> still_running{42};
+  const auto runs = [](void* ctx, uint32_t id) {
+    return static_cast<std::set<std::uint32_t>*>(ctx)->count(id) > 0 ? 1 : 0;
+  };
+  ASSERT_EQ(ff_engine_running_prune(engine, runs, &still_running, err, sizeof err), FF_OK) << err;
+  std::uint32_t ids[4] = {};
+  ASSERT_EQ(ff_engine_running_jobs(engine, ids, 4), 1u);
+  EXPECT_EQ(ids[0], 42u) << "job 41 ended";
+
+  ff_running_scan_t* scan = ff_running_scan_new();
+  ASSERT_NE(scan, nullptr);
+  EXPECT_EQ(ff_running_scan_due(scan, 1, 1000), 1);
+  ASSERT_EQ(ff_running_scan_start(scan, engine, 1, 1000, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(ff_running_scan_should_count(scan, 42, 900), 0) << "held already";
+  EXPECT_EQ(ff_running_scan_should_count(scan, 43, 950), 1);
+  int fresh = 0, running = 0;
+  ASSERT_EQ(ff_running_scan_finish(scan, engine, &fresh, &running, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(fresh, 1);
+  EXPECT_EQ(running, 2);
+  EXPECT_EQ(ff_running_scan_due(scan, 1, 1005), 0);
+  ASSERT_EQ(ff_running_scan_start(scan, engine, 1, 1010, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(ff_running_scan_should_count(scan, 43, 950), 0) << "not counted last time, not tried again";
+  ASSERT_EQ(ff_running_scan_finish(scan, engine, &fresh, &running, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(fresh, 0);
+  ff_running_scan_free(scan);
+}
+
+// The locality waits through the C edge: the callbacks read the queue and receive the
+// reasons to show and the node slots to take (ff_wait_book_*).
+TEST(EngineApiWait, WaitBookAppliesItsRulesThroughCallbacks) {
+  struct Slurm {
+    std::map<std::uint32_t, ff_queued_job_t> jobs;
+    std::vector<int> taken;
+    std::vector<std::string> shown;
+  } slurm;
+  slurm.jobs[10] = ff_queued_job_t{1, 100};
+  ff_wait_book_t* book = ff_wait_book_new();
+  ASSERT_NE(book, nullptr);
+  char err[256] = "";
+  ff_wait_advice_t advice{};
+  advice.wait = 1;
+  advice.until = 1999.5;
+  advice.ready_at = 1500;
+  const int nodes[] = {5, 4};
+  int changed = 0;
+  ASSERT_EQ(
+      ff_wait_book_keep(book, 10, &advice, nodes, 2, 32, "waits for gpu[005-006]", &changed, err, sizeof err),
+      FF_OK)
+      << err;
+  EXPECT_EQ(changed, 1);
+  EXPECT_EQ(ff_wait_book_next_end(book), 2000);
+  EXPECT_STREQ(ff_wait_book_reason(book, 10), "waits for gpu[005-006]");
+
+  const auto find = [](void* ctx, uint32_t id, ff_queued_job_t* out) {
+    auto& jobs = static_cast<Slurm*>(ctx)->jobs;
+    const auto it = jobs.find(id);
+    if (it == jobs.end()) return 0;
+    *out = it->second;
+    return 1;
+  };
+  const auto show = [](void* ctx, uint32_t, const char* reason) {
+    static_cast<Slurm*>(ctx)->shown.emplace_back(reason);
+  };
+  const auto take = [](void* ctx, int node) { static_cast<Slurm*>(ctx)->taken.push_back(node); };
+  ff_evaluated_job_t later{};
+  later.job_id = 11;
+  later.priority = 50;
+  ff_wait_begin_t begin{};
+  ASSERT_EQ(ff_wait_book_begin(book, &later, 1000, 32, 32, find, show, take, &slurm, &begin, err, sizeof err),
+            FF_OK)
+      << err;
+  EXPECT_EQ(slurm.taken, (std::vector<int>{4, 5}));
+  EXPECT_EQ(slurm.shown, std::vector<std::string>{"waits for gpu[005-006]"});
+  EXPECT_EQ(begin.may_run, 1);
+  EXPECT_EQ(begin.schedule, 0);
+
+  ff_evaluated_job_t self{};
+  self.job_id = 10;
+  self.priority = 100;
+  EXPECT_EQ(ff_wait_book_after(book, &self, 0, nullptr, nullptr, 0), FF_WAIT_FORGOT);
+  EXPECT_EQ(ff_wait_book_count(book), 0u);
+  EXPECT_EQ(ff_wait_book_next_end(book), 0);
+  ff_wait_book_free(book);
 }

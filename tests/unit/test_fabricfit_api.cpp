@@ -59,6 +59,24 @@ TEST(FabricfitApi, EffectivePattern) {
   EXPECT_EQ(ff_effective_pattern("rings", 3, &s, out, sizeof out, err, sizeof err), FF_EINVAL);
 }
 
+// The pattern slurmctld places and counts a job with: the effective one, and `ring` for a
+// recorded request that does not parse (the one default the glue used to repeat).
+TEST(FabricfitApi, JobPatternNeverFails) {
+  ff_settings_t s;
+  char err[256] = "";
+  ASSERT_EQ(ff_settings_load(nullptr, nullptr, &s, err, sizeof err), FF_OK);
+  snprintf(s.default_pattern, sizeof s.default_pattern, "alltoall");
+  char out[FF_PATTERN_MAX] = "x";
+  ff_job_pattern("rings", 3, &s, out, sizeof out);
+  EXPECT_STREQ(out, "ring") << "a bad request is placed as a ring, not the site default";
+  ff_job_pattern(nullptr, 3, &s, out, sizeof out);
+  EXPECT_STREQ(out, "alltoall");
+  ff_job_pattern("tree", 1, &s, out, sizeof out);
+  EXPECT_STREQ(out, "tree");
+  ff_job_pattern(nullptr, 1, &s, out, sizeof out);
+  EXPECT_STREQ(out, "none");
+}
+
 // What slurmctld's locality wait gets through the C edge: the limit unless the site asks
 // for history, and then the user's last two jobs' share of their limits.
 TEST(FabricfitApi, PredictorGivesTheLimitUntilAskedAndTaught) {
