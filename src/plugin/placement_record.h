@@ -15,6 +15,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "fabricfit_api.h"
+#include "plugin_ctx.h"
 
 /*
  * What an evaluation that may allocate the job decided, for its note. The record itself
@@ -35,37 +36,34 @@ typedef struct {
 	const char *pattern, *reason;
 } ffg_decision_t;
 
+#pragma GCC visibility push(hidden)
 /*
  * Called by eval_nodes (job write lock held). Once the decision is the allocation, the
  * record goes into the job's AdminComment and fabricfit's placement joins the running
  * split jobs the locality wait prices beside (ff_engine_running_add) until it ends. A later
- * note for the same job replaces this one. The same thread also counts, every few seconds
- * and at once for a new engine (a restart, a reconfigure, a new snapshot), the running
- * multi-host jobs the engine has not seen: those Slurm placed on fallback and those placed
- * before the engine was loaded.
+ * note for the same job replaces this one.
  */
-#pragma GCC visibility push(hidden)
-extern void ffg_record_note(job_record_t *job_ptr, ffg_decision_t *decision);
+extern void ffg_record_note(ffg_ctx_t *ctx, job_record_t *job_ptr, ffg_decision_t *decision);
 /*
  * Called by eval_nodes first (job lock held): the split jobs the notes say were allocated
  * since the writer's last round (earlier in the same scheduling pass, mostly) join the
  * running jobs now, so that the job evaluated next is placed and its wait priced beside
  * them, not only once their records are written.
  */
-extern void ffg_record_count_started(void);
+extern void ffg_record_count_started(ffg_ctx_t *ctx);
 /*
  * Makes the records of the notes still waiting with the engine in place now: called (with
  * engine_lock held for writing) before that engine is replaced or freed.
  */
-extern void ffg_record_settle(void);
-/* topology_eval.c: the job's --comm-pattern as the SPANK plugin recorded it, or NULL; */
-extern const char *ffg_job_pattern(job_record_t *job_ptr);
-/* and what it asks for on a node count (ff_job_request decides what fabricfit places). */
-extern void ffg_job_facts(job_record_t *job_ptr, uint32_t min_nodes, uint32_t max_nodes,
-			  uint32_t req_nodes, ff_job_facts_t *facts);
-/* slurmctld: starts the thread that writes the records (once). */
-extern void ffg_record_start(void);
-extern void ffg_record_stop(void);
+extern void ffg_record_settle(ffg_ctx_t *ctx);
+/* The housekeeper's round: writes the records of the notes made since the last. */
+extern void ffg_records_round(ffg_ctx_t *ctx);
+extern ffg_records_t *ffg_records_new(void);
+/* Notes are taken from now on (slurmctld, once the housekeeper runs). */
+extern void ffg_records_open(ffg_records_t *records);
+extern void ffg_records_free(ffg_records_t *records);
+/* slurmctld is shutting down or re-executing (its job list may go without locks). */
+extern bool ffg_shutting_down(void);
 #pragma GCC visibility pop
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The snapshot watcher thread (snapshot_watch.h). */
+/* The snapshot watcher (snapshot_watch.h), run by the housekeeper thread. */
 
 #include "config.h"
 
@@ -26,21 +26,20 @@ typedef struct {
 	struct timespec mtime;
 } stamp_t;
 
-static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t watch_cond = PTHREAD_COND_INITIALIZER;
-static pthread_t watch_thread;
-static bool running = false, stopping = false;
-/* Under watch_lock: */
-static char path[FF_PATH_MAX] = "", last_good[FF_PATH_MAX] = "";
-static stamp_t tried;
-static ff_engine_t *pending = NULL;
-static char pending_status[FF_PATH_MAX + 1024] = "";
-static bool status_pending = false;
-static bool have_engine = false;
-static char **nodes = NULL; /* the cluster's Slurm node names: a snapshot must have one */
-static int node_count = 0;
-/* Read without the lock on the hot path: set under it. */
-static volatile int news = 0;
+struct ffg_watch {
+	pthread_mutex_t lock;
+	/* Under lock: */
+	char path[FF_PATH_MAX], last_good[FF_PATH_MAX]; /* path "": not watching */
+	stamp_t tried;
+	ff_engine_t *pending;
+	char pending_status[FF_PATH_MAX + 1024];
+	bool status_pending;
+	bool have_engine;
+	char **nodes; /* the cluster's Slurm node names: a snapshot must have one */
+	int node_count;
+	/* Read without the lock on the hot path: set under it. */
+	volatile int news;
+};
 
 static bool _stamp(const char *file, stamp_t *out)
 {
@@ -112,31 +111,48 @@ static void _free_names(char **names, int n)
 	xfree(names);
 }
 
-extern ff_engine_t *ffg_snapshot_load_now(const char *file, const char *keep, char **names,
-					  int names_cnt, bool loaded, char *status,
+extern ffg_watch_t *ffg_snapshot_watch_new(void)
+{
+	ffg_watch_t *watch = xmalloc(sizeof(*watch));
+
+	slurm_mutex_init(&watch->lock);
+	return watch;
+}
+
+extern void ffg_snapshot_watch_free(ffg_watch_t *watch)
+{
+	if (!watch)
+		return;
+	ffg_snapshot_watch_stop(watch);
+	slurm_mutex_destroy(&watch->lock);
+	xfree(watch);
+}
+
+extern ff_engine_t *ffg_snapshot_load_now(ffg_watch_t *w, const char *file, const char *keep,
+					  char **names, int names_cnt, bool loaded, char *status,
 					  size_t status_len)
 {
 	stamp_t now = {0};
 	ff_engine_t *fresh = NULL;
 	bool exists = _stamp(file, &now);
 
-	slurm_mutex_lock(&watch_lock);
-	_free_names(nodes, node_count);
-	nodes = _copy_names(names, names_cnt);
-	node_count = names_cnt;
-	snprintf(path, sizeof(path), "%s", file);
-	snprintf(last_good, sizeof(last_good), "%s", keep ? keep : "");
-	if (loaded && exists && _same(&now, &tried)) {
-		have_engine = true;
-		slurm_mutex_unlock(&watch_lock);
+	slurm_mutex_lock(&w->lock);
+	_free_names(w->nodes, w->node_count);
+	w->nodes = _copy_names(names, names_cnt);
+	w->node_count = names_cnt;
+	snprintf(w->path, sizeof(w->path), "%s", file);
+	snprintf(w->last_good, sizeof(w->last_good), "%s", keep ? keep : "");
+	if (loaded && exists && _same(&now, &w->tried)) {
+		w->have_engine = true;
+		slurm_mutex_unlock(&w->lock);
 		return NULL; /* this version is the one in use, or was refused already */
 	}
-	tried = now;
+	w->tried = now;
 	/* What the watcher had pending is older than what is read now. */
-	ff_engine_free(pending);
-	pending = NULL;
-	news = 0;
-	slurm_mutex_unlock(&watch_lock);
+	ff_engine_free(w->pending);
+	w->pending = NULL;
+	w->news = 0;
+	slurm_mutex_unlock(&w->lock);
 
 	if (exists) {
 		fresh = _load(file, keep, names, names_cnt, !loaded, status, status_len);
@@ -154,135 +170,107 @@ extern ff_engine_t *ffg_snapshot_load_now(const char *file, const char *keep, ch
 	}
 	if (!exists && !fresh && !loaded)
 		snprintf(status, status_len, "no snapshot at %s: Slurm's default selection", file);
-	slurm_mutex_lock(&watch_lock);
-	have_engine = loaded || fresh;
-	slurm_mutex_unlock(&watch_lock);
+	slurm_mutex_lock(&w->lock);
+	w->have_engine = loaded || fresh;
+	slurm_mutex_unlock(&w->lock);
 	return fresh;
 }
 
-static void *_watch(void *arg)
+extern void ffg_snapshot_poll(ffg_watch_t *w)
 {
 	char file[FF_PATH_MAX], keep[FF_PATH_MAX], status[FF_PATH_MAX + 1024];
+	stamp_t now = {0};
+	ff_engine_t *fresh;
 	char **names;
 	int names_cnt;
+	bool loaded;
 
-	(void)arg;
-	slurm_mutex_lock(&watch_lock);
-	while (!stopping) {
-		struct timespec until;
-		stamp_t now = {0};
-		ff_engine_t *fresh;
-		bool loaded;
-
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		pthread_cond_timedwait(&watch_cond, &watch_lock, &until);
-		if (stopping || !path[0])
-			continue;
-		snprintf(file, sizeof(file), "%s", path);
-		snprintf(keep, sizeof(keep), "%s", last_good);
-		loaded = have_engine;
-		slurm_mutex_unlock(&watch_lock);
-
-		/* Off every lock: stat, and the load when the file changed. */
-		if (!_stamp(file, &now)) {
-			slurm_mutex_lock(&watch_lock);
-			continue;
-		}
-		slurm_mutex_lock(&watch_lock);
-		if (_same(&now, &tried) || strcmp(file, path))
-			continue;
-		tried = now;
-		names = _copy_names(nodes, node_count);
-		names_cnt = node_count;
-		slurm_mutex_unlock(&watch_lock);
-		status[0] = '\0';
-		fresh = _load(file, keep, names, names_cnt, !loaded, status, sizeof(status));
-		_free_names(names, names_cnt);
-		slurm_mutex_lock(&watch_lock);
-		if (strcmp(file, path)) { /* reconfigured meanwhile: stale */
-			ff_engine_free(fresh);
-			continue;
-		}
-		if (fresh) {
-			ff_engine_free(pending);
-			pending = fresh;
-			have_engine = true;
-		}
-		snprintf(pending_status, sizeof(pending_status), "%s", status);
-		status_pending = true;
-		news = 1;
+	slurm_mutex_lock(&w->lock);
+	if (!w->path[0]) {
+		slurm_mutex_unlock(&w->lock);
+		return;
 	}
-	slurm_mutex_unlock(&watch_lock);
-	return NULL;
-}
+	snprintf(file, sizeof(file), "%s", w->path);
+	snprintf(keep, sizeof(keep), "%s", w->last_good);
+	loaded = w->have_engine;
+	slurm_mutex_unlock(&w->lock);
 
-extern void ffg_snapshot_watch_start(void)
-{
-	slurm_mutex_lock(&watch_lock);
-	if (!running) {
-		stopping = false;
-		if (pthread_create(&watch_thread, NULL, _watch, NULL) == 0)
-			running = true;
-		else
-			error("fabricfit: cannot start the snapshot watcher: new snapshots are "
-			      "read on reconfigure only");
+	/* Off every lock: stat, and the load when the file changed. */
+	if (!_stamp(file, &now))
+		return;
+	slurm_mutex_lock(&w->lock);
+	if (_same(&now, &w->tried) || strcmp(file, w->path)) {
+		slurm_mutex_unlock(&w->lock);
+		return;
 	}
-	slurm_mutex_unlock(&watch_lock);
+	w->tried = now;
+	names = _copy_names(w->nodes, w->node_count);
+	names_cnt = w->node_count;
+	slurm_mutex_unlock(&w->lock);
+	status[0] = '\0';
+	fresh = _load(file, keep, names, names_cnt, !loaded, status, sizeof(status));
+	_free_names(names, names_cnt);
+	slurm_mutex_lock(&w->lock);
+	if (strcmp(file, w->path)) { /* reconfigured or stopped meanwhile: stale */
+		slurm_mutex_unlock(&w->lock);
+		ff_engine_free(fresh);
+		return;
+	}
+	if (fresh) {
+		ff_engine_free(w->pending);
+		w->pending = fresh;
+		w->have_engine = true;
+	}
+	snprintf(w->pending_status, sizeof(w->pending_status), "%s", status);
+	w->status_pending = true;
+	w->news = 1;
+	slurm_mutex_unlock(&w->lock);
 }
 
-extern void ffg_snapshot_watch_stop(void)
+extern void ffg_snapshot_watch_stop(ffg_watch_t *w)
 {
-	bool join;
-
-	slurm_mutex_lock(&watch_lock);
-	join = running;
-	stopping = true;
-	pthread_cond_broadcast(&watch_cond);
-	slurm_mutex_unlock(&watch_lock);
-	if (join)
-		pthread_join(watch_thread, NULL);
-	slurm_mutex_lock(&watch_lock);
-	running = false;
-	ff_engine_free(pending);
-	pending = NULL;
-	news = 0;
-	tried.seen = false;
-	have_engine = false;
-	_free_names(nodes, node_count);
-	nodes = NULL;
-	node_count = 0;
-	slurm_mutex_unlock(&watch_lock);
+	slurm_mutex_lock(&w->lock);
+	w->path[0] = w->last_good[0] = '\0';
+	ff_engine_free(w->pending);
+	w->pending = NULL;
+	w->news = 0;
+	w->tried.seen = false;
+	w->have_engine = false;
+	_free_names(w->nodes, w->node_count);
+	w->nodes = NULL;
+	w->node_count = 0;
+	slurm_mutex_unlock(&w->lock);
 }
 
-extern ff_engine_t *ffg_snapshot_take(char *status, size_t status_len, bool *status_changed)
+extern ff_engine_t *ffg_snapshot_take(ffg_watch_t *w, char *status, size_t status_len,
+				      bool *status_changed)
 {
 	ff_engine_t *fresh;
 
 	*status_changed = false;
-	if (!__atomic_load_n(&news, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&w->news, __ATOMIC_ACQUIRE))
 		return NULL;
-	slurm_mutex_lock(&watch_lock);
-	fresh = pending;
-	pending = NULL;
-	if (status_pending) {
-		snprintf(status, status_len, "%s", pending_status);
+	slurm_mutex_lock(&w->lock);
+	fresh = w->pending;
+	w->pending = NULL;
+	if (w->status_pending) {
+		snprintf(status, status_len, "%s", w->pending_status);
 		*status_changed = true;
-		status_pending = false;
+		w->status_pending = false;
 	}
-	news = 0;
-	slurm_mutex_unlock(&watch_lock);
+	w->news = 0;
+	slurm_mutex_unlock(&w->lock);
 	return fresh;
 }
 
-extern bool ffg_snapshot_peek_status(char *status, size_t status_len)
+extern bool ffg_snapshot_peek_status(ffg_watch_t *w, char *status, size_t status_len)
 {
 	bool have;
 
-	slurm_mutex_lock(&watch_lock);
-	have = status_pending;
+	slurm_mutex_lock(&w->lock);
+	have = w->status_pending;
 	if (have)
-		snprintf(status, status_len, "%s", pending_status);
-	slurm_mutex_unlock(&watch_lock);
+		snprintf(status, status_len, "%s", w->pending_status);
+	slurm_mutex_unlock(&w->lock);
 	return have;
 }

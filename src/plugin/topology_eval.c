@@ -29,150 +29,14 @@
 
 #include "src/plugins/topology/common/common_topo.h"
 
+#include "engine_slot.h"
+#include "eval_choose.h"
 #include "fabricfit_api.h"
+#include "node_map.h"
 #include "placement_record.h"
+#include "topology_eval.h"
 #include "topology_eval_state.h"
-#include "topology_glue.h"
-#include "topology_glue_internal.h"
 #include "topology_wait.h"
-
-#define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
-
-extern const char *ffg_job_pattern(job_record_t *job_ptr)
-{
-	size_t len = strlen(SPANK_PATTERN_KEY);
-
-	if (!job_ptr || !job_ptr->spank_job_env)
-		return NULL;
-	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
-		const char *entry = job_ptr->spank_job_env[i];
-		if (entry && !strncmp(entry, SPANK_PATTERN_KEY, len))
-			return entry + len;
-	}
-	return NULL;
-}
-
-extern void ffg_job_facts(job_record_t *job_ptr, uint32_t min_nodes, uint32_t max_nodes,
-			  uint32_t req_nodes, ff_job_facts_t *facts)
-{
-	job_details_t *details = job_ptr->details;
-
-	memset(facts, 0, sizeof(*facts));
-	facts->tres_per_node = job_ptr->tres_per_node;
-	facts->tres_per_job = job_ptr->tres_per_job;
-	facts->tres_per_task = job_ptr->tres_per_task;
-	facts->tres_per_socket = job_ptr->tres_per_socket;
-	facts->min_nodes = min_nodes;
-	facts->max_nodes = max_nodes;
-	facts->req_nodes = req_nodes;
-	facts->spread_job = (job_ptr->bit_flags & SPREAD_JOB) != 0;
-	if (!details)
-		return;
-	facts->num_tasks = details->num_tasks;
-	facts->ntasks_per_node = details->ntasks_per_node;
-	facts->whole_node = (details->whole_node & WHOLE_NODE_REQUIRED) != 0;
-	facts->exclusive_topo = (details->whole_node & WHOLE_TOPO) != 0;
-	facts->required_nodes = details->req_node_bitmap != NULL;
-	facts->contiguous = details->contiguous != 0;
-}
-
-/* What the job asks for, from its record and this evaluation (ff_job_request decides). */
-static void _job_facts(const topology_eval_t *topo_eval, ff_job_facts_t *facts)
-{
-	ffg_job_facts(topo_eval->job_ptr, topo_eval->min_nodes, topo_eval->max_nodes,
-		      topo_eval->req_nodes, facts);
-}
-
-/* The reason a job was left to Slurm, for the note and the placement record. */
-static void _fall_back(char *note, size_t note_len, char *reason, size_t reason_len, bool quote,
-		       const char *why)
-{
-	snprintf(reason, reason_len, "%s", why);
-	snprintf(note, note_len, "placement=slurm reason=%s%s%s", quote ? "\"" : "", why,
-		 quote ? "\"" : "");
-}
-
-/*
- * Runs the placement engine over the nodes Slurm offers. Returns true with the chosen
- * hosts in host_chosen[0..*nchosen) when fabricfit places the job; `note` says what
- * happened either way, `reason` why it fell back, `request` what it placed. node_map is
- * left as it is.
- */
-static bool _fabricfit_choose(topology_eval_t *topo_eval, char *pattern, size_t pattern_len,
-			      unsigned *nchosen, char *note, size_t note_len, ff_request_t *out,
-			      char *reason, size_t reason_len)
-{
-	ff_job_facts_t facts;
-	ff_request_t request = {0};
-	char summary[512], err[512];
-	bool remapped = false;
-	int hosts, rc;
-
-	summary[0] = err[0] = '\0';
-	if (!engine) {
-		_fall_back(note, note_len, reason, reason_len, true, engine_status);
-		return false;
-	}
-	_job_facts(topo_eval, &facts);
-	if ((rc = ff_job_request(&facts, &request, err, sizeof(err))) != FF_OK) {
-		_fall_back(note, note_len, reason, reason_len, rc != FF_EDECLINE, err);
-		return false;
-	}
-	ff_job_pattern(ffg_job_pattern(topo_eval->job_ptr), request.max_nodes, &settings, pattern,
-		       pattern_len);
-	request.pattern = pattern;
-	*out = request;
-	if (!ffg_map_current())
-		ffg_map_nodes();
-again:
-	hosts = ff_engine_host_count(engine);
-	memset(host_allowed, 0, hosts * sizeof(*host_allowed));
-	memset(host_free, 0, hosts * sizeof(*host_free));
-	for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
-		int host;
-		if (i >= mapped_node_count || !ffg_slot_current(i)) {
-			/* A node was created or deleted since the map was made. */
-			if (remapped) {
-				_fall_back(note, note_len, reason, reason_len, true,
-					   "node table changing");
-				return false;
-			}
-			ffg_map_nodes();
-			remapped = true;
-			goto again;
-		}
-		if ((host = host_of_node[i]) < 0) {
-			snprintf(err, sizeof(err), "node %s is not in the fabric",
-				 node_record_table_ptr[i]->name);
-			_fall_back(note, note_len, reason, reason_len, true, err);
-			return false;
-		}
-		if (host_total[host] <= 0)
-			host_total[host] = MAX(ffg_node_gpus(node_record_table_ptr[i]), 0);
-		host_allowed[host] = 1;
-		host_free[host] = topo_eval->avail_res_array && topo_eval->avail_res_array[i]
-				      ? topo_eval->avail_res_array[i]->avail_gpus
-				      : host_total[host];
-	}
-
-	/* Settings and engine each reload on their own: the engine learns the routing here. */
-	if (ff_engine_use_routing(engine, settings.locality_wait_static_routing, err,
-				  sizeof(err)) != FF_OK) {
-		_fall_back(note, note_len, reason, reason_len, true, err);
-		return false;
-	}
-	rc = ff_engine_place(engine, &request, host_allowed, host_free, host_total, host_chosen,
-			     nchosen, summary, sizeof(summary), err, sizeof(err));
-	if (rc == FF_ENOFIT) {
-		_fall_back(note, note_len, reason, reason_len, false, "no-fit");
-		return false;
-	} else if (rc != FF_OK) {
-		_fall_back(note, note_len, reason, reason_len, true, err);
-		return false;
-	}
-	snprintf(note, note_len, "placement=fabricfit %s", summary);
-	return true;
-}
 
 /*
  * Moves the word starting " KEY" (to the next space) from `from` to the end of `to`: the
@@ -193,37 +57,37 @@ static void _move_word(char *from, const char *key, char *to, size_t to_len)
 }
 
 /* Leaf groups the nodes in node_map span (a node outside the fabric counts as its own). */
-static unsigned _leaf_groups_of(bitstr_t *node_map)
+static unsigned _leaf_groups_of(ffg_ctx_t *ctx, bitstr_t *node_map)
 {
 	unsigned n = 0, outside = 0;
-	int hosts = ff_engine_host_count(engine);
+	int hosts = ff_engine_host_count(ctx->engine), *host_chosen = ctx->map.host_chosen;
 
 	for (int i = 0; (i = bit_ffs_from_bit(node_map, i)) >= 0; i++) {
-		int host = (i < mapped_node_count && ffg_slot_current(i)) ? host_of_node[i] : -1;
+		int host = ffg_host_of(ctx, i);
 		if (host < 0 || host >= hosts)
 			outside++;
 		else
 			host_chosen[n++] = host;
 	}
-	return ff_engine_leaf_groups_of(engine, host_chosen, n) + outside;
+	return ff_engine_leaf_groups_of(ctx->engine, host_chosen, n) + outside;
 }
 
 /*
  * --switches=N@T, as topology/tree has it: an allocation over more than N leaf groups
  * waits (best_switch false: cons_tres does not start it) until the job has waited T.
  */
-static void _apply_switches(topology_eval_t *topo_eval, char *note, size_t note_len)
+static void _apply_switches(ffg_ctx_t *ctx, topology_eval_t *topo_eval, char *note, size_t note_len)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
 	time_t now = time(NULL);
 	unsigned groups;
 	size_t len = strlen(note);
 
-	if (!job_ptr->req_switch || !engine)
+	if (!job_ptr->req_switch || !ctx->engine)
 		return;
 	if (!job_ptr->wait4switch_start)
 		job_ptr->wait4switch_start = now;
-	groups = _leaf_groups_of(topo_eval->node_map);
+	groups = _leaf_groups_of(ctx, topo_eval->node_map);
 	job_ptr->best_switch =
 	    ff_switches_allow(job_ptr->req_switch, groups, (long)(now - job_ptr->wait4switch_start),
 			      (long)job_ptr->wait4switch);
@@ -246,32 +110,32 @@ static bool _test_only(const topology_eval_t *topo_eval)
 	return sg->use_total_gres;
 }
 
-/* Refusals are logged once per job (or array task). */
+/* Refusals are logged once per job (or array task): a slot per hash of the two. */
 #define LOGGED_SLOTS 4096
-static struct {
-	uint32_t job_id, task_id; /* a pending array's tasks share the meta record's job_id */
-} logged[LOGGED_SLOTS];
 
 /* True the first time for a job (or array task); later calls for it return false. */
-static bool _first_log(job_record_t *job_ptr)
+static bool _first_log(ffg_ctx_t *ctx, job_record_t *job_ptr)
 {
 	uint32_t slot = (job_ptr->job_id ^ (job_ptr->array_task_id * 2654435761u)) % LOGGED_SLOTS;
 
-	if (logged[slot].job_id == job_ptr->job_id &&
-	    logged[slot].task_id == job_ptr->array_task_id)
+	if (!ctx->logged)
+		ctx->logged = xcalloc(LOGGED_SLOTS, sizeof(*ctx->logged));
+	/* A pending array's tasks share the meta record's job_id. */
+	if (ctx->logged[slot][0] == job_ptr->job_id &&
+	    ctx->logged[slot][1] == job_ptr->array_task_id)
 		return false;
-	logged[slot].job_id = job_ptr->job_id;
-	logged[slot].task_id = job_ptr->array_task_id;
+	ctx->logged[slot][0] = job_ptr->job_id;
+	ctx->logged[slot][1] = job_ptr->array_task_id;
 	return true;
 }
 
 /* Every decision at debug level with DebugFlags=Placement (tests and trials too). */
-static void _log_decision(topology_eval_t *topo_eval, bitstr_t *candidates, const char *pattern,
-			  int rc, const char *note)
+static void _log_decision(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bitstr_t *candidates,
+			  const char *pattern, int rc, const char *note)
 {
 	char *cand, *chosen;
 
-	if (!(settings.debug_placement && get_log_level() >= LOG_LEVEL_DEBUG))
+	if (!(ctx->settings.debug_placement && get_log_level() >= LOG_LEVEL_DEBUG))
 		return;
 	cand = bitmap2node_name(candidates);
 	chosen = rc == SLURM_SUCCESS ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");
@@ -283,11 +147,11 @@ static void _log_decision(topology_eval_t *topo_eval, bitstr_t *candidates, cons
 
 /*
  * The placement record of an evaluation that may allocate the job (not a submit test or
- * a backfill trial), in admin units: placement_record.c makes and writes it, with the
+ * a backfill trial), in admin units: record_writer.c makes and writes it, with the
  * controller's info line, outside the cycle, once slurmctld has settled whether this
  * evaluation made the allocation. Takes over *candidates.
  */
-static void _note_allocation(topology_eval_t *topo_eval, bitstr_t **candidates,
+static void _note_allocation(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bitstr_t **candidates,
 			     const ff_request_t *request, bool placed, const char *pattern,
 			     const char *reason, const char *extra)
 {
@@ -299,25 +163,24 @@ static void _note_allocation(topology_eval_t *topo_eval, bitstr_t **candidates,
 		return;
 	if (placed) {
 		/* Not host_chosen: on 26.05 get_rank reads the decision's order from it. */
-		int hosts = ff_engine_host_count(engine);
+		int hosts = ff_engine_host_count(ctx->engine);
 		got = xcalloc(MAX(hosts, 1), sizeof(int));
 		for (int i = 0; (i = bit_ffs_from_bit(topo_eval->node_map, i)) >= 0; i++) {
-			int host =
-			    (i < mapped_node_count && ffg_slot_current(i)) ? host_of_node[i] : -1;
+			int host = ffg_host_of(ctx, i);
 			if (host >= 0 && host < hosts && n < (unsigned)hosts)
 				got[n++] = host;
 		}
 		decision.request = request;
 		decision.hosts = got;
 		decision.nhosts = n;
-		decision.free_gpus = host_free;
-		decision.total_gpus = host_total;
+		decision.free_gpus = ctx->map.host_free;
+		decision.total_gpus = ctx->map.host_total;
 		decision.host_count = hosts;
 	}
 	decision.chosen = bit_copy(topo_eval->node_map);
 	decision.candidates = *candidates;
 	*candidates = NULL;
-	ffg_record_note(topo_eval->job_ptr, &decision);
+	ffg_record_note(ctx, topo_eval->job_ptr, &decision);
 	FREE_NULL_BITMAP(decision.chosen); /* when no note took them */
 	FREE_NULL_BITMAP(decision.candidates);
 	xfree(got);
@@ -337,16 +200,16 @@ static bool _evaluator_would_crash(job_record_t *job_ptr)
 #endif
 }
 
-static void _log_refusal(topology_eval_t *topo_eval)
+static void _log_refusal(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 {
-	if (!_first_log(topo_eval->job_ptr))
+	if (!_first_log(ctx, topo_eval->job_ptr))
 		return;
 	error("fabricfit: eval_nodes %pJ rc=%d placement=none reason=\"--spread-job with GRES: "
 	      "Slurm %s's evaluator would crash on it (_eval_nodes_spread); refused\"",
 	      topo_eval->job_ptr, SLURM_ERROR, SLURM_VERSION_STRING);
 }
 
-extern int ffg_eval_nodes(topology_eval_t *topo_eval)
+extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 {
 	/* About 10 KB per evaluation: terminated, not zero-filled (the = "" of C). */
 	char pattern[FF_PATTERN_MAX], note[FF_PATH_MAX + 2048];
@@ -360,26 +223,27 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 
 	snprintf(pattern, sizeof(pattern), "-");
 	note[0] = reason[0] = switches[0] = '\0';
-	ffg_refresh_engine();
-	ffg_record_count_started();
-	if (!ffg_wait_begin(topo_eval, test_only))
+	ffg_refresh_engine(ctx);
+	ffg_record_count_started(ctx);
+	if (!ffg_wait_begin(ctx, topo_eval, test_only))
 		return SLURM_ERROR; /* it needs a host reserved for a waiting job */
 	candidates = bit_copy(topo_eval->node_map);
 	if (_evaluator_would_crash(topo_eval->job_ptr)) {
-		_log_refusal(topo_eval);
+		_log_refusal(ctx, topo_eval);
 		FREE_NULL_BITMAP(candidates);
 		return SLURM_ERROR;
 	}
-	if (_fabricfit_choose(topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note),
-			      &request, reason, sizeof(reason))) {
+	if (ffg_choose(ctx, topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note),
+		       &request, reason, sizeof(reason))) {
 		bit_clear_all(topo_eval->node_map);
 		for (unsigned k = 0; k < nchosen; k++)
-			bit_set(topo_eval->node_map, node_of_host[host_chosen[k]]);
+			bit_set(topo_eval->node_map,
+				ctx->map.node_of_host[ctx->map.host_chosen[k]]);
 		/* All the evaluator may consume, so that Slurm's own pass can start afresh. */
-		if (!(saved = ffg_eval_state_save(topo_eval, candidates))) {
+		if (!(saved = ffg_eval_state_save(ctx->eval_state, topo_eval, candidates))) {
 			bit_copybits(topo_eval->node_map, candidates);
-			_fall_back(note, sizeof(note), reason, sizeof(reason), true,
-				   "an evaluation within an evaluation");
+			ffg_fall_back(note, sizeof(note), reason, sizeof(reason), true,
+				      "an evaluation within an evaluation");
 		}
 	}
 	/* Slurm's common evaluator makes the final core/GPU pick within the nodes given. */
@@ -387,22 +251,22 @@ extern int ffg_eval_nodes(topology_eval_t *topo_eval)
 	if (rc != SLURM_SUCCESS && saved) {
 		ffg_eval_state_restore(saved, topo_eval);
 		rc = common_topo_choose_nodes(topo_eval);
-		_fall_back(note, sizeof(note), reason, sizeof(reason), true,
-			   "Slurm's evaluator refused the fabricfit choice");
+		ffg_fall_back(note, sizeof(note), reason, sizeof(reason), true,
+			      "Slurm's evaluator refused the fabricfit choice");
 	}
 	if (rc == SLURM_SUCCESS) {
 		/* The share kept beside running jobs, --switches and the locality wait's
 		 * verdict: in both log lines. */
 		if (!reason[0])
 			_move_word(note, " uplink_share=", switches, sizeof(switches));
-		_apply_switches(topo_eval, switches, sizeof(switches));
-		ffg_wait_end(topo_eval, saved ? &request : NULL, test_only, switches,
+		_apply_switches(ctx, topo_eval, switches, sizeof(switches));
+		ffg_wait_end(ctx, topo_eval, saved ? &request : NULL, test_only, switches,
 			     sizeof(switches));
 		strncat(note, switches, sizeof(note) - strlen(note) - 1);
 	}
-	_log_decision(topo_eval, candidates, pattern, rc, note);
+	_log_decision(ctx, topo_eval, candidates, pattern, rc, note);
 	if (rc == SLURM_SUCCESS)
-		_note_allocation(topo_eval, &candidates, &request, !reason[0], pattern, reason,
+		_note_allocation(ctx, topo_eval, &candidates, &request, !reason[0], pattern, reason,
 				 switches);
 	FREE_NULL_BITMAP(candidates);
 	ffg_eval_state_free(saved);

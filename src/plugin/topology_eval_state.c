@@ -16,7 +16,7 @@
  * that a steady cluster saves without allocating (per offered node, a fresh copy was a
  * core bitmap, a GRES array, its per-socket counts and a list iterator: hundreds of
  * malloc/free pairs per evaluation). slurmctld's job and node write locks, held by every
- * caller of eval_nodes, make one evaluation at a time, so one saved state is enough.
+ * caller of eval_nodes, make one evaluation at a time, so the plugin's one is enough.
  */
 
 #include "config.h"
@@ -62,8 +62,6 @@ struct ffg_eval_state {
 	int node_slots;
 	saved_node_t *nodes; /* by node index; only narrowed nodes are saved */
 };
-
-static ffg_eval_state_t state;
 
 /*
  * *buf holds at least `want` elements of `size` bytes (*slots: how many it holds); grown
@@ -168,33 +166,41 @@ static void _restore_node(const saved_node_t *in, avail_res_t *res)
 	list_iterator_destroy(it);
 }
 
-extern ffg_eval_state_t *ffg_eval_state_save(const topology_eval_t *topo_eval, bitstr_t *offered)
+extern ffg_eval_state_t *ffg_eval_state_new(void)
 {
-	if (state.in_use)
+	return xmalloc(sizeof(ffg_eval_state_t));
+}
+
+extern ffg_eval_state_t *ffg_eval_state_save(ffg_eval_state_t *state,
+					     const topology_eval_t *topo_eval, bitstr_t *offered)
+{
+	if (!state)
+		return NULL;
+	if (state->in_use)
 		return NULL; /* not reentrant: the caller falls back to no second pass */
-	state.in_use = true;
-	_copy_bits(&state.node_map, offered);
-	_copy_bits(&state.narrowed, topo_eval->node_map);
+	state->in_use = true;
+	_copy_bits(&state->node_map, offered);
+	_copy_bits(&state->narrowed, topo_eval->node_map);
 	/* A core array has an entry per node in Slurm's table (copy_core_array). */
-	state.core_cnt = topo_eval->avail_core ? node_record_count : 0;
-	_room((void **)&state.avail_core, &state.core_slots, state.core_cnt,
-	      sizeof(*state.avail_core));
-	state.avail_cpus = topo_eval->avail_cpus;
-	state.min_nodes = topo_eval->min_nodes;
-	state.max_nodes = topo_eval->max_nodes;
-	state.req_nodes = topo_eval->req_nodes;
-	state.first_pass = topo_eval->first_pass;
-	state.gres_per_job = topo_eval->gres_per_job;
-	_room((void **)&state.nodes, &state.node_slots, bit_size(state.narrowed),
-	      sizeof(*state.nodes));
-	for (int i = 0; (i = bit_ffs_from_bit(state.narrowed, i)) >= 0; i++) {
-		if (i < state.core_cnt)
-			_copy_bits(&state.avail_core[i], topo_eval->avail_core[i]);
-		state.nodes[i].saved = topo_eval->avail_res_array && topo_eval->avail_res_array[i];
-		if (state.nodes[i].saved)
-			_save_node(&state.nodes[i], topo_eval->avail_res_array[i]);
+	state->core_cnt = topo_eval->avail_core ? node_record_count : 0;
+	_room((void **)&state->avail_core, &state->core_slots, state->core_cnt,
+	      sizeof(*state->avail_core));
+	state->avail_cpus = topo_eval->avail_cpus;
+	state->min_nodes = topo_eval->min_nodes;
+	state->max_nodes = topo_eval->max_nodes;
+	state->req_nodes = topo_eval->req_nodes;
+	state->first_pass = topo_eval->first_pass;
+	state->gres_per_job = topo_eval->gres_per_job;
+	_room((void **)&state->nodes, &state->node_slots, bit_size(state->narrowed),
+	      sizeof(*state->nodes));
+	for (int i = 0; (i = bit_ffs_from_bit(state->narrowed, i)) >= 0; i++) {
+		if (i < state->core_cnt)
+			_copy_bits(&state->avail_core[i], topo_eval->avail_core[i]);
+		state->nodes[i].saved = topo_eval->avail_res_array && topo_eval->avail_res_array[i];
+		if (state->nodes[i].saved)
+			_save_node(&state->nodes[i], topo_eval->avail_res_array[i]);
 	}
-	return &state;
+	return state;
 }
 
 extern void ffg_eval_state_restore(const ffg_eval_state_t *saved, topology_eval_t *topo_eval)
@@ -228,20 +234,22 @@ extern void ffg_eval_state_free(ffg_eval_state_t *saved)
 		saved->in_use = false; /* its buffers stay for the next evaluation */
 }
 
-extern void ffg_eval_state_fini(void)
+extern void ffg_eval_state_destroy(ffg_eval_state_t *state)
 {
-	for (int i = 0; i < state.node_slots; i++) {
-		saved_node_t *n = &state.nodes[i];
+	if (!state)
+		return;
+	for (int i = 0; i < state->node_slots; i++) {
+		saved_node_t *n = &state->nodes[i];
 		xfree(n->cores_per_sock);
 		for (int k = 0; k < n->gres_slots; k++)
 			xfree(n->gres[k].cnt_by_sock);
 		xfree(n->gres);
 	}
-	xfree(state.nodes);
-	for (int i = 0; i < state.core_slots; i++)
-		FREE_NULL_BITMAP(state.avail_core[i]);
-	xfree(state.avail_core);
-	FREE_NULL_BITMAP(state.node_map);
-	FREE_NULL_BITMAP(state.narrowed);
-	memset(&state, 0, sizeof(state));
+	xfree(state->nodes);
+	for (int i = 0; i < state->core_slots; i++)
+		FREE_NULL_BITMAP(state->avail_core[i]);
+	xfree(state->avail_core);
+	FREE_NULL_BITMAP(state->node_map);
+	FREE_NULL_BITMAP(state->narrowed);
+	xfree(state);
 }

@@ -21,23 +21,23 @@
 
 extern int init(void)
 {
-	return ffg_init();
+	return ffg_init(ffg_ctx());
 }
 
 extern int fini(void)
 {
-	ffg_fini();
+	ffg_fini(ffg_ctx());
 	return SLURM_SUCCESS;
 }
 
 extern int topology_p_build_config(void)
 {
-	return ffg_build_config();
+	return ffg_build_config(ffg_ctx());
 }
 
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
-	return ffg_eval_nodes(topo_eval);
+	return ffg_eval(ffg_ctx(), topo_eval);
 }
 
 extern int topology_p_whole_topo(bitstr_t *node_mask)
@@ -52,7 +52,7 @@ extern bitstr_t *topology_p_get_bitmap(char *name)
 
 extern bool topology_p_generate_node_ranking(void)
 {
-	return ffg_generate_node_ranking();
+	return ffg_generate_node_ranking(ffg_ctx());
 }
 
 extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern)
@@ -73,7 +73,7 @@ extern int topology_p_topology_free(void *topoinfo_ptr)
 
 extern int topology_p_get(topology_data_t type, void *data)
 {
-	return ffg_get(type, data);
+	return ffg_get(ffg_ctx(), type, data);
 }
 
 extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer, uint16_t protocol_version)
@@ -94,5 +94,5 @@ extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer,
 
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
 {
-	return ffg_get_fragmentation(node_mask);
+	return ffg_get_fragmentation(ffg_ctx(), node_mask);
 }

@@ -25,32 +25,32 @@ const bool supports_exclusive_topo = false;
 
 extern int init(void)
 {
-	return ffg_init();
+	return ffg_init(ffg_ctx());
 }
 
 extern void fini(void)
 {
-	ffg_fini();
+	ffg_fini(ffg_ctx());
 }
 
 extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_ctx_t *tctx)
 {
-	return ffg_add_rm_node(node_ptr);
+	return ffg_add_rm_node(ffg_ctx(), node_ptr);
 }
 
 extern int topology_p_build_config(topology_ctx_t *tctx)
 {
-	return ffg_build_config();
+	return ffg_build_config(ffg_ctx());
 }
 
 extern int topology_p_destroy_config(topology_ctx_t *tctx)
 {
-	return ffg_destroy_config();
+	return ffg_destroy_config(ffg_ctx());
 }
 
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
-	return ffg_eval_nodes(topo_eval);
+	return ffg_eval(ffg_ctx(), topo_eval);
 }
 
 extern int topology_p_whole_topo(bitstr_t *node_mask, void *tctx)
@@ -65,7 +65,7 @@ extern bitstr_t *topology_p_get_bitmap(char *name, void *tctx)
 
 extern bool topology_p_generate_node_ranking(topology_ctx_t *tctx)
 {
-	return ffg_generate_node_ranking();
+	return ffg_generate_node_ranking(ffg_ctx());
 }
 
 extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern, void *tctx)
@@ -81,7 +81,7 @@ extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *c
 
 extern int topology_p_get(topology_data_t type, void *data, void *tctx)
 {
-	return ffg_get(type, data);
+	return ffg_get(ffg_ctx(), type, data);
 }
 
 extern int topology_p_topoinfo_free(void *topoinfo_ptr)
@@ -126,7 +126,7 @@ extern int topology_p_jobinfo_get(topology_jobinfo_type_t type, void *topo_jobin
 
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask, void *tctx)
 {
-	return ffg_get_fragmentation(node_mask);
+	return ffg_get_fragmentation(ffg_ctx(), node_mask);
 }
 
 /* Nodes carry no Topology= of fabricfit's: the fabric snapshot says where they are. */

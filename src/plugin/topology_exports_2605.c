@@ -14,6 +14,7 @@
 #include "src/plugins/topology/common/common_topo.h"
 
 #include "topology_glue.h"
+#include "topology_rank.h"
 
 #if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0) ||                                          \
     SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 6, 0)
@@ -25,17 +26,18 @@ const bool supports_exclusive_topo = false;
 
 extern int init(void)
 {
-	return ffg_init();
+	return ffg_init(ffg_ctx());
 }
 
 extern void fini(void)
 {
-	ffg_fini();
+	ffg_rank_free(ffg_ctx());
+	ffg_fini(ffg_ctx());
 }
 
 extern int topology_p_add_rm_node(node_record_t *node_ptr, char *unit, topology_ctx_t *tctx)
 {
-	return ffg_add_rm_node(node_ptr);
+	return ffg_add_rm_node(ffg_ctx(), node_ptr);
 }
 
 /* No one-node fast path: one-node GPU jobs go through eval_nodes like any other. */
@@ -46,12 +48,12 @@ extern bool topology_p_allow_one_node(void *tctx)
 
 extern int topology_p_build_config(topology_ctx_t *tctx)
 {
-	return ffg_build_config();
+	return ffg_build_config(ffg_ctx());
 }
 
 extern int topology_p_destroy_config(topology_ctx_t *tctx)
 {
-	return ffg_destroy_config();
+	return ffg_destroy_config(ffg_ctx());
 }
 
 /* Only Slurm's one-node fast path calls this, which allow_one_node turns off. */
@@ -63,7 +65,7 @@ extern int topology_p_eval_node(topology_eval_t *topo_eval, int node_idx)
 /* get_rank (below) follows the order of the decision made here. */
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
-	return ffg_eval_nodes_ranked(topo_eval);
+	return ffg_rank_eval(ffg_ctx(), topo_eval);
 }
 
 extern int topology_p_whole_topo(bitstr_t *node_mask, void *tctx)
@@ -78,7 +80,7 @@ extern bitstr_t *topology_p_get_bitmap(char *name, void *tctx)
 
 extern bool topology_p_generate_node_ranking(topology_ctx_t *tctx)
 {
-	return ffg_generate_node_ranking();
+	return ffg_generate_node_ranking(ffg_ctx());
 }
 
 extern int topology_p_get_node_addr(char *node_name, char **paddr, char **ppattern, void *tctx)
@@ -94,7 +96,7 @@ extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl, int *c
 
 extern int topology_p_get(topology_data_t type, void *data, void *tctx)
 {
-	return ffg_get(type, data);
+	return ffg_get(ffg_ctx(), type, data);
 }
 
 extern int topology_p_topoinfo_free(void *topoinfo_ptr)
@@ -139,7 +141,7 @@ extern int topology_p_jobinfo_get(topology_jobinfo_type_t type, void *topo_jobin
 
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask, void *tctx)
 {
-	return ffg_get_fragmentation(node_mask);
+	return ffg_get_fragmentation(ffg_ctx(), node_mask);
 }
 
 /* Nodes carry no Topology= of fabricfit's: the fabric snapshot says where they are. */
@@ -151,5 +153,5 @@ extern void topology_p_get_topology_str(node_record_t *node_ptr, char **topology
 extern int topology_p_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size,
 			       void *tctx)
 {
-	return ffg_get_rank(node_bitmap, node_rank, size, TOPO_RANK_ID_SHIFT);
+	return ffg_rank_get(ffg_ctx(), node_bitmap, node_rank, size, TOPO_RANK_ID_SHIFT);
 }

@@ -20,19 +20,16 @@
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
 
+#include "engine_slot.h"
 #include "fabricfit_api.h"
-#include "topology_glue.h"
-#include "topology_glue_internal.h"
+#include "node_map.h"
+#include "topology_eval.h"
+#include "topology_rank.h"
 
-/* The last allocation's nodes in the order of fabricfit's decision (Slurm node indices). */
-static int *decided_nodes = NULL;
-static uint32_t decided_count = 0;
-static const ff_engine_t *decided_engine = NULL;
-
-static void _forget_decision(void)
+static void _forget_decision(ffg_decision_order_t *order)
 {
-	decided_count = 0;
-	decided_engine = NULL;
+	order->count = 0;
+	order->engine = NULL;
 }
 
 /*
@@ -41,21 +38,23 @@ static void _forget_decision(void)
  * counts leaf groups for --switches; only when those hosts are exactly node_map is it an
  * order for this allocation.
  */
-static void _note_decision(bitstr_t *node_map)
+static void _note_decision(ffg_ctx_t *ctx, bitstr_t *node_map)
 {
+	ffg_decision_order_t *order = &ctx->order;
+	const ffg_node_map_t *map = &ctx->map;
 	int hosts, count;
 	bitstr_t *seen = NULL;
 
-	_forget_decision();
-	if (!engine || !node_map || !host_chosen || !ffg_map_current())
+	_forget_decision(order);
+	if (!ctx->engine || !node_map || !map->host_chosen || !ffg_map_current(ctx))
 		return;
-	hosts = ff_engine_host_count(engine);
+	hosts = ff_engine_host_count(ctx->engine);
 	count = bit_set_count(node_map);
 	if (count < 2 || count > hosts)
 		return;
 	seen = bit_alloc(bit_size(node_map));
 	for (int k = 0; k < count; k++) {
-		int h = host_chosen[k], i = (h >= 0 && h < hosts) ? node_of_host[h] : -1;
+		int h = map->host_chosen[k], i = (h >= 0 && h < hosts) ? map->node_of_host[h] : -1;
 		if (i < 0 || i >= bit_size(node_map) || !bit_test(node_map, i) ||
 		    bit_test(seen, i)) {
 			FREE_NULL_BITMAP(seen);
@@ -64,33 +63,41 @@ static void _note_decision(bitstr_t *node_map)
 		bit_set(seen, i);
 	}
 	FREE_NULL_BITMAP(seen);
-	xrecalloc(decided_nodes, count, sizeof(*decided_nodes));
+	xrecalloc(order->nodes, count, sizeof(*order->nodes));
 	for (int k = 0; k < count; k++)
-		decided_nodes[k] = node_of_host[host_chosen[k]];
-	decided_count = count;
-	decided_engine = engine;
+		order->nodes[k] = map->node_of_host[map->host_chosen[k]];
+	order->count = count;
+	order->engine = ctx->engine;
 }
 
-extern int ffg_eval_nodes_ranked(topology_eval_t *topo_eval)
+extern int ffg_rank_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 {
-	int rc = ffg_eval_nodes(topo_eval);
+	int rc = ffg_eval(ctx, topo_eval);
 
 	if (rc == SLURM_SUCCESS)
-		_note_decision(topo_eval->node_map);
+		_note_decision(ctx, topo_eval->node_map);
 	else
-		_forget_decision();
+		_forget_decision(&ctx->order);
 	return rc;
 }
 
-/* The decision's order applies to node_bitmap when it is the same set of nodes. */
-static bool _decision_matches(bitstr_t *node_bitmap, uint32_t count)
+extern void ffg_rank_free(ffg_ctx_t *ctx)
 {
-	if (!decided_count || decided_count != count || decided_engine != engine ||
-	    !ffg_map_current())
+	xfree(ctx->order.nodes);
+	_forget_decision(&ctx->order);
+}
+
+/* The decision's order applies to node_bitmap when it is the same set of nodes. */
+static bool _decision_matches(const ffg_ctx_t *ctx, bitstr_t *node_bitmap, uint32_t count)
+{
+	const ffg_decision_order_t *order = &ctx->order;
+
+	if (!order->count || order->count != count || order->engine != ctx->engine ||
+	    !ffg_map_current(ctx))
 		return false;
-	for (uint32_t k = 0; k < decided_count; k++)
-		if (decided_nodes[k] >= bit_size(node_bitmap) ||
-		    !bit_test(node_bitmap, decided_nodes[k]))
+	for (uint32_t k = 0; k < order->count; k++)
+		if (order->nodes[k] >= bit_size(node_bitmap) ||
+		    !bit_test(node_bitmap, order->nodes[k]))
 			return false;
 	return true;
 }
@@ -99,16 +106,20 @@ static bool _decision_matches(bitstr_t *node_bitmap, uint32_t count)
  * Ranks in the decision's order: the leaf group's place among the job's groups in the
  * unit bits (above unit_shift), the node's place in the decision below them.
  */
-static void _rank_by_decision(bitstr_t *node_bitmap, uint32_t *node_rank, int unit_shift)
+static void _rank_by_decision(const ffg_ctx_t *ctx, bitstr_t *node_bitmap, uint32_t *node_rank,
+			      int unit_shift)
 {
+	const ffg_decision_order_t *order = &ctx->order;
+	const ff_engine_t *engine = ctx->engine;
+	const int *host_of_node = ctx->map.host_of_node;
 	int hosts = ff_engine_host_count(engine);
 	int *unit_of_group = xcalloc(MAX(hosts, 1), sizeof(int));
 	int *pos_of_node = xcalloc(bit_size(node_bitmap), sizeof(int));
 	uint32_t units = 0, pos = 0;
 
-	for (uint32_t k = 0; k < decided_count; k++) {
-		int group = ff_engine_host_leaf_group(engine, host_of_node[decided_nodes[k]]);
-		pos_of_node[decided_nodes[k]] = k;
+	for (uint32_t k = 0; k < order->count; k++) {
+		int group = ff_engine_host_leaf_group(engine, host_of_node[order->nodes[k]]);
+		pos_of_node[order->nodes[k]] = k;
 		/* unit_of_group holds unit + 1 (0: not seen yet); groups index below hosts. */
 		if (group >= 0 && group < hosts && !unit_of_group[group])
 			unit_of_group[group] = ++units;
@@ -128,8 +139,10 @@ static void _rank_by_decision(bitstr_t *node_bitmap, uint32_t *node_rank, int un
  * job's tasks fill one leaf group before the next. Without a snapshot Slurm keeps its own
  * order (no ranks).
  */
-extern int ffg_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size, int unit_shift)
+extern int ffg_rank_get(ffg_ctx_t *ctx, bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *size,
+			int unit_shift)
 {
+	const int *host_of_node;
 	uint32_t count, pos = 0;
 	const uint32_t low_mask = (1u << unit_shift) - 1, no_unit = UINT32_MAX >> unit_shift;
 
@@ -137,19 +150,21 @@ extern int ffg_get_rank(bitstr_t *node_bitmap, uint32_t **node_rank, uint32_t *s
 	*size = 0;
 	if (!node_bitmap || !(count = bit_set_count(node_bitmap)))
 		return SLURM_SUCCESS;
-	ffg_refresh_engine();
-	if (!engine || mapped_node_count != node_record_count || nodes_changed)
+	ffg_refresh_engine(ctx);
+	if (!ctx->engine || ctx->map.mapped_node_count != node_record_count ||
+	    ctx->map.nodes_changed)
 		return SLURM_SUCCESS;
+	host_of_node = ctx->map.host_of_node;
 	*node_rank = xcalloc(count, sizeof(**node_rank));
 	*size = count;
-	if (_decision_matches(node_bitmap, count)) {
-		_rank_by_decision(node_bitmap, *node_rank, unit_shift);
+	if (_decision_matches(ctx, node_bitmap, count)) {
+		_rank_by_decision(ctx, node_bitmap, *node_rank, unit_shift);
 		return SLURM_SUCCESS;
 	}
 	for (int i = 0; next_node_bitmap(node_bitmap, &i); i++, pos++) {
 		int host = host_of_node[i];
-		int group = (host >= 0) ? ff_engine_host_leaf_group(engine, host) : -1;
-		int rank = (host >= 0) ? ff_engine_host_rank(engine, host) : i;
+		int group = (host >= 0) ? ff_engine_host_leaf_group(ctx->engine, host) : -1;
+		int rank = (host >= 0) ? ff_engine_host_rank(ctx->engine, host) : i;
 
 		(*node_rank)[pos] = ((group >= 0) ? (uint32_t)group : no_unit) << unit_shift |
 				    ((uint32_t)rank & low_mask);

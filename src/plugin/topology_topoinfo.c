@@ -40,14 +40,14 @@ extern int ffg_topoinfo_free(void *topoinfo_ptr)
 	return SLURM_SUCCESS;
 }
 
-extern int ffg_get(topology_data_t type, void *data)
+extern int ffg_get(ffg_ctx_t *ctx, topology_data_t type, void *data)
 {
 	switch (type) {
 	case TOPO_DATA_TOPOLOGY_PTR: {
 		dynamic_plugin_data_t **topoinfo_pptr = data;
 		fabricfit_topoinfo_t *topoinfo = xmalloc(sizeof(*topoinfo));
 
-		topoinfo->text = ffg_describe(&topoinfo->fabric);
+		topoinfo->text = ffg_describe(ctx, &topoinfo->fabric);
 		*topoinfo_pptr = xmalloc(sizeof(dynamic_plugin_data_t));
 		(*topoinfo_pptr)->data = topoinfo;
 		(*topoinfo_pptr)->plugin_id = plugin_id;

@@ -16,6 +16,9 @@
 #include "src/interfaces/topology.h"
 
 #include "fabricfit_api.h"
+#include "plugin_ctx.h"
+
+#pragma GCC visibility push(hidden)
 
 /*
  * Before an evaluation: undoes this plugin's hold on the job (best_switch) so that the
@@ -24,41 +27,27 @@
  * `test_only`: Slurm tests the job (submission, backfill's trials), not starts it.
  * False when the job may not run on the nodes offered (it requires a reserved host).
  */
-extern bool ffg_wait_begin(topology_eval_t *topo_eval, bool test_only);
+extern bool ffg_wait_begin(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bool test_only);
 
 /*
  * After Slurm's evaluator accepted node_map: whether the job waits for one leaf group.
  * `request` is what fabricfit placed (NULL when it left the job to Slurm). On a wait,
  * best_switch is cleared (cons_tres does not start the job) and `note` gets the why.
  */
-extern void ffg_wait_end(topology_eval_t *topo_eval, const ff_request_t *request, bool test_only,
-			 char *note, size_t note_len);
+extern void ffg_wait_end(ffg_ctx_t *ctx, topology_eval_t *topo_eval, const ff_request_t *request,
+			 bool test_only, char *note, size_t note_len);
 
-/* slurmctld starts the plugin: the run-time predictor (LocalityWaitEstimate=history),
- * with the history a previous slurmctld saved. */
-extern void ffg_wait_init(void);
-
-/*
- * A job of Slurm's job list, at each scan of it (job read lock held): a finished job that
- * completed or reached its time limit teaches the predictor how much of its limit its
- * user's jobs run; any other is left alone. A job seen again is ignored.
- */
-extern void ffg_wait_learn(job_record_t *job);
+/* slurmctld starts the plugin: the book of waits (the core's). */
+extern void ffg_waits_init(ffg_waits_t *waits);
+/* The plugin ends: the waits and their scratch are freed. */
+extern void ffg_waits_free(ffg_waits_t *waits);
 
 /*
  * The earliest time a wait ends (0: none): once past, slurmctld should schedule so that
  * its job is decided again at once. Safe without slurmctld's locks.
  */
-extern time_t ffg_wait_next_end(void);
+extern time_t ffg_wait_next_end(const ffg_waits_t *waits);
 
-/*
- * Writes what the run-time predictor learnt since the last save to StateSaveLocation
- * (fabricfit.runtime-history), which ffg_wait_init reads back. Without slurmctld's locks:
- * file I/O; the predictor locks itself.
- */
-extern void ffg_wait_save(void);
-
-/* The plugin ends: the waits, their scratch and the predictor are freed. */
-extern void ffg_wait_forget(void);
+#pragma GCC visibility pop
 
 #endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fabricfit's choice within topology_p_eval_nodes (eval_choose.c). */
+#ifndef FABRICFIT_EVAL_CHOOSE_H
+#define FABRICFIT_EVAL_CHOOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "src/interfaces/topology.h"
+
+#include "plugin_ctx.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The reason a job was left to Slurm, for the note and the placement record. */
+extern void ffg_fall_back(char *note, size_t note_len, char *reason, size_t reason_len, bool quote,
+			  const char *why);
+
+/*
+ * Runs the placement engine over the nodes Slurm offers. Returns true with the chosen
+ * hosts in ctx->map.host_chosen[0..*nchosen) when fabricfit places the job; `note` says
+ * what happened either way, `reason` why it fell back, `out` what it placed. node_map is
+ * left as it is.
+ */
+extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, char *pattern,
+		       size_t pattern_len, unsigned *nchosen, char *note, size_t note_len,
+		       ff_request_t *out, char *reason, size_t reason_len);
+
+#pragma GCC visibility pop
+
+#endif
