@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "capi/fabricfit_api.h"
-#include "topology/clos_generator.hpp"
 #include "topology/fabric_builder.hpp"
-#include "topology/ibnetdiscover_reader.hpp"
+#include "topology/generate/clos_generator.hpp"
+#include "topology/readers/ibnetdiscover_reader.hpp"
 #include "topology/snapshot.hpp"
 
 namespace fs = std::filesystem;

@@ -24,12 +24,12 @@
 #include <time.h>
 
 #include "fabric_fixture.hpp"
-#include "placement/baselines.hpp"
-#include "placement/fabric_status.hpp"
-#include "placement/runtime_model.hpp"
-#include "placement/selector.hpp"
+#include "placement/runtime/runtime_model.hpp"
+#include "placement/selection/baselines.hpp"
+#include "placement/selection/selector.hpp"
+#include "placement/slurm/fabric_status.hpp"
 #include "placement/traffic_matrix.hpp"
-#include "placement/wait_decision.hpp"
+#include "placement/waiting/wait_decision.hpp"
 
 namespace fabricfit {
 namespace {

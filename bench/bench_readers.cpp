@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "topology/clos_generator.hpp"
-#include "topology/ibnetdiscover_reader.hpp"
-#include "topology/raw_fabric_order.hpp"
+#include "topology/generate/clos_generator.hpp"
+#include "topology/readers/ibnetdiscover_reader.hpp"
+#include "topology/readers/raw_fabric_order.hpp"
 
 namespace {
 

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "raw_fixtures.hpp"
-#include "topology/clos_generator.hpp"
 #include "topology/fabric_builder.hpp"
+#include "topology/generate/clos_generator.hpp"
 #include "topology/snapshot.hpp"
 
 namespace {
@@ -77,7 +77,7 @@ const Case& case_for(int hosts, int rails) {
   auto it = cache.find({hosts, rails});
   if (it != cache.end()) return it->second;
   Case c;
-  // Built directly (tests/model/raw_fixtures): the generator's text numbers LIDs past the
+  // Built directly (tests/topology/raw_fixtures): the generator's text numbers LIDs past the
   // unicast range above 49,151 nodes, which the text reader rightly refuses.
   c.raw = fabricfit::testing::make_clos(spec_for(hosts, rails));
   c.fabric = fabricfit::build_fabric(c.raw, {});

@@ -12,9 +12,9 @@
 #include <type_traits>
 
 #include "capi/fabricfit_api.h"
-#include "common/site_config.hpp"
 #include "placement/comm_pattern.hpp"
 #include "placement/job_request.hpp"
+#include "site/site_config.hpp"
 #include "topology/snapshot.hpp"
 
 namespace fabricfit::capi {

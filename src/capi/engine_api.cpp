@@ -23,9 +23,9 @@
 #include "placement/gpu_state.hpp"
 #include "placement/job_request.hpp"
 #include "placement/locality_index.hpp"
-#include "placement/placement_policy.hpp"
-#include "placement/runtime_model.hpp"
-#include "placement/selector.hpp"
+#include "placement/runtime/runtime_model.hpp"
+#include "placement/selection/placement_policy.hpp"
+#include "placement/selection/selector.hpp"
 #include "topology/snapshot.hpp"
 
 namespace {

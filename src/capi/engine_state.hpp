@@ -18,8 +18,8 @@
 #include "placement/fragmentation.hpp"
 #include "placement/gpu_state.hpp"
 #include "placement/locality_index.hpp"
-#include "placement/runtime_model.hpp"
-#include "placement/selector.hpp"
+#include "placement/runtime/runtime_model.hpp"
+#include "placement/selection/selector.hpp"
 #include "placement/traffic_matrix.hpp"
 #include "topology/snapshot.hpp"
 

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "common/site_config.hpp"
 #include "ff_config.h"
 #include "placement/comm_pattern.hpp"
+#include "site/site_config.hpp"
 
 namespace {
 

@@ -133,7 +133,7 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
 int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,
                             double* share, double* unusable_gpus, char* err, size_t err_len);
 
-/* ---- a Slurm job's request (placement/slurm_request.hpp) ---- */
+/* ---- a Slurm job's request (placement/slurm/slurm_request.hpp) ---- */
 
 enum {
   FF_EDECLINE = 4, /* fabricfit leaves the job to Slurm's selection: the reason says why */
@@ -181,7 +181,7 @@ unsigned ff_engine_leaf_groups_of(const ff_engine_t* engine, const int* hosts, u
  * "cpu=1,gres/gpu=2" (tres_per_task); 0 if none. */
 unsigned ff_tres_gpus(const char* tres);
 
-/* ---- the adaptive locality wait (slurmctld; placement/wait_decision.hpp) ---- */
+/* ---- the adaptive locality wait (slurmctld; placement/waiting/wait_decision.hpp) ---- */
 
 /* What the controller knows of a job at one evaluation: seconds, times since the epoch. */
 typedef struct ff_wait_facts {
@@ -219,7 +219,7 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
                           ff_wait_advice_t* out, int* hosts, char* err, size_t err_len);
 
 /*
- * The controller's book of locality waits (placement/wait_book.hpp): which pending jobs
+ * The controller's book of locality waits (placement/waiting/wait_book.hpp): which pending jobs
  * wait, until when, the node slots (indices of slurmctld's node table) reserved for each,
  * and the rules applied at each evaluation. The glue reads Slurm's records into these
  * values and applies what comes back; it keeps no wait of its own. Not locked: used under
@@ -300,7 +300,7 @@ unsigned ff_wait_book_count(const ff_wait_book_t* book);
 
 /*
  * The split jobs running now, which placement and the locality wait price a split beside (peak uplink
- * demands; placement/wait_decision.hpp). ff_engine_running_add registers job `job_id` on
+ * demands; placement/waiting/wait_decision.hpp). ff_engine_running_add registers job `job_id` on
  * `hosts` (fabric hosts, `gpus_per_node` GPUs each, or request->total_gpus spread in order)
  * with request->pattern; a job in one leaf group loads no uplink and is not kept. Adding a
  * job again replaces it. ff_engine_running_jobs copies up to `max` registered job ids into
@@ -322,7 +322,7 @@ int ff_engine_running_prune(ff_engine_t* engine, ff_job_running_fn running, void
 
 /*
  * The controller's scans of its job list for running multi-host jobs an engine has not
- * counted (placement/running_scan.hpp): due for a new engine `generation` (0: none) and
+ * counted (placement/waiting/running_scan.hpp): due for a new engine `generation` (0: none) and
  * every 10 s. Between ff_running_scan_start and _finish, ff_running_scan_should_count says
  * of each running job on several nodes whether to count it now (ff_engine_running_add).
  * Used by one thread; the engine's lock is its own.
@@ -349,7 +349,7 @@ int ff_engine_use_routing(ff_engine_t* engine, int static_routing, char* err, si
 
 /*
  * Run times predicted from the users' last finished jobs (LocalityWaitEstimate=history;
- * placement/runtime_predictor.hpp), for the locality wait. One predictor lives as long as
+ * placement/runtime/runtime_predictor.hpp), for the locality wait. One predictor lives as long as
  * slurmctld, across engines; it locks itself. ff_predictor_observe takes a finished job
  * (one seen again is ignored); ff_predictor_run gives the run time the wait takes for a
  * job with this limit, and ff_predictor_end when a running job whose limit ends at

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The C edge for the SPANK plugin: fabricfit.conf with the controller's rule, and the
-// variables a job's tasks get on one node (placement/job_environment.hpp).
+// variables a job's tasks get on one node (placement/slurm/job_environment.hpp).
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
@@ -9,9 +9,9 @@
 #include "capi/c_edge.hpp"
 #include "capi/fabricfit_api.h"
 #include "common/hostlist_expand.hpp"
-#include "common/site_config.hpp"
-#include "placement/job_environment.hpp"
 #include "placement/locality_index.hpp"
+#include "placement/slurm/job_environment.hpp"
+#include "site/site_config.hpp"
 #include "topology/snapshot.hpp"
 
 struct ff_site {

@@ -13,7 +13,7 @@
 #include "capi/c_edge.hpp"
 #include "capi/fabricfit_api.h"
 #include "common/atomic_file.hpp"
-#include "placement/runtime_predictor.hpp"
+#include "placement/runtime/runtime_predictor.hpp"
 
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;

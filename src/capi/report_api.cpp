@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The C edge of what slurmctld tells admins: placement records and the topology text
-// (placement/fabric_status.hpp), over the engine's loaded snapshot.
+// (placement/slurm/fabric_status.hpp), over the engine's loaded snapshot.
 #include <algorithm>
 #include <ctime>
 #include <shared_mutex>
@@ -11,8 +11,8 @@
 #include "capi/engine_state.hpp"
 #include "capi/fabricfit_api.h"
 #include "common/hostlist_expand.hpp"
-#include "placement/admin_comment.hpp"
-#include "placement/fabric_status.hpp"
+#include "placement/slurm/admin_comment.hpp"
+#include "placement/slurm/fabric_status.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// A Slurm job's request at the C edge (placement/slurm_request.hpp): which jobs fabricfit
+// A Slurm job's request at the C edge (placement/slurm/slurm_request.hpp): which jobs fabricfit
 // places and with what request, --switches, and nodes' GPU counts.
 #include <algorithm>
 #include <set>
@@ -7,7 +7,7 @@
 
 #include "capi/c_edge.hpp"
 #include "capi/fabricfit_api.h"
-#include "placement/slurm_request.hpp"
+#include "placement/slurm/slurm_request.hpp"
 
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;

@@ -12,8 +12,8 @@
 #include "capi/engine_state.hpp"
 #include "capi/fabricfit_api.h"
 #include "placement/comm_pattern.hpp"
-#include "placement/running_scan.hpp"
 #include "placement/traffic_matrix.hpp"
+#include "placement/waiting/running_scan.hpp"
 
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The adaptive locality wait at the C edge (ff_engine_wait_advice): Slurm's facts in,
-// the core's decision (placement/wait_decision.hpp) out.
+// the core's decision (placement/waiting/wait_decision.hpp) out.
 #include <algorithm>
 #include <mutex>
 #include <span>
@@ -10,7 +10,7 @@
 #include "capi/engine_state.hpp"
 #include "capi/fabricfit_api.h"
 #include "placement/comm_pattern.hpp"
-#include "placement/wait_decision.hpp"
+#include "placement/waiting/wait_decision.hpp"
 
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;
@@ -66,8 +66,8 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
         engine->index, engine->uplink_bundles(), gpus,
         std::span<const double>(host_free_at, static_cast<std::size_t>(n)),
         std::span<const std::uint8_t>(usable, static_cast<std::size_t>(n)),
-        fabricfit::capi::pattern_of(request->pattern),
-        static_cast<int>(request->gpus_per_node), now, f, &engine->running_sharing());
+        fabricfit::capi::pattern_of(request->pattern), static_cast<int>(request->gpus_per_node), now, f,
+        &engine->running_sharing());
     out->wait = d.wait ? 1 : 0;
     out->leaf_group = d.leaf_group;
     out->slowdown_now = d.slowdown_now;

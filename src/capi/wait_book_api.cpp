@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The controller's book of locality waits at the C edge (ff_wait_book_*): the glue's
-// callbacks read and change Slurm's records; the book (placement/wait_book.hpp) decides.
+// callbacks read and change Slurm's records; the book (placement/waiting/wait_book.hpp) decides.
 #include <new>
 #include <span>
 #include <vector>
@@ -8,7 +8,7 @@
 #include "capi/c_edge.hpp"
 #include "capi/engine_state.hpp"
 #include "capi/fabricfit_api.h"
-#include "placement/wait_book.hpp"
+#include "placement/waiting/wait_book.hpp"
 
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;

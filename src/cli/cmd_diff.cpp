@@ -7,9 +7,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/fabric_report.hpp"
-#include "cli/fabric_source.hpp"
 #include "cli/model_options_cli.hpp"
 #include "topology/fabric_diff.hpp"
+#include "topology/readers/fabric_source.hpp"
 
 namespace fabricfit::cli {
 namespace {

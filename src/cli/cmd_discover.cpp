@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/fabric_source.hpp"
 #include "cli/model_options_cli.hpp"
 #include "topology/fabric_builder.hpp"
-#include "topology/ibnd_planes.hpp"
+#include "topology/readers/fabric_source.hpp"
+#include "topology/readers/ibnd_planes.hpp"
 #include "topology/subnet_merge.hpp"
 
 namespace fabricfit::cli {

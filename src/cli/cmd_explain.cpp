@@ -14,13 +14,13 @@
 #include "cli/placement_input.hpp"
 #include "cli/slurm_cluster.hpp"
 #include "common/hostlist.hpp"
-#include "common/site_config.hpp"
-#include "placement/admin_comment.hpp"
-#include "placement/baselines.hpp"
 #include "placement/fragmentation.hpp"
-#include "placement/runtime_model.hpp"
-#include "placement/selector.hpp"
+#include "placement/runtime/runtime_model.hpp"
+#include "placement/selection/baselines.hpp"
+#include "placement/selection/selector.hpp"
+#include "placement/slurm/admin_comment.hpp"
 #include "placement/traffic_matrix.hpp"
+#include "site/site_config.hpp"
 
 namespace fabricfit::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/generate_extras.hpp"
 #include "common/atomic_file.hpp"
-#include "topology/clos_generator.hpp"
+#include "topology/generate/clos_generator.hpp"
 
 namespace fabricfit::cli {
 namespace {

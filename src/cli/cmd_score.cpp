@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/placement_input.hpp"
 #include "placement/fragmentation.hpp"
-#include "placement/placement_policy.hpp"
+#include "placement/selection/placement_policy.hpp"
 
 namespace fabricfit::cli {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/fabric_report.hpp"
-#include "cli/fabric_source.hpp"
 #include "cli/model_options_cli.hpp"
+#include "topology/readers/fabric_source.hpp"
 #include "topology/slurm_topology.hpp"
 
 namespace fabricfit::cli {

@@ -15,7 +15,7 @@
 #include "cli/placement_input.hpp"
 #include "cli/running_jobs.hpp"
 #include "placement/comm_pattern.hpp"
-#include "placement/runtime_model.hpp"
+#include "placement/runtime/runtime_model.hpp"
 #include "placement/traffic_matrix.hpp"
 
 namespace fabricfit::cli {

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/atomic_file.hpp"
-#include "topology/clos_planes.hpp"
+#include "topology/generate/clos_planes.hpp"
 
 namespace fabricfit::cli {
 

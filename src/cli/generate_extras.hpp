@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // `fabricfit generate` options for what a site's fabric has besides its Clos: storage
-// rail, management hosts, cross-tier cables (topology/clos_extras.hpp).
+// rail, management hosts, cross-tier cables (topology/generate/clos_extras.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <string>
 
-#include "topology/clos_extras.hpp"
-#include "topology/clos_generator.hpp"
+#include "topology/generate/clos_extras.hpp"
+#include "topology/generate/clos_generator.hpp"
 
 namespace fabricfit::cli {
 

@@ -91,4 +91,9 @@ SnapshotInfo snapshot_info_now(const ModelOptions& options) {
   return info;
 }
 
+Snapshot open_fabric(const std::string& source, SourceFormat format, const ModelOptions& options,
+                     const DiscoveryOptions& live) {
+  return read_fabric(source, format, options, snapshot_info_now(options), live);
+}
+
 }  // namespace fabricfit::cli

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "topology/fabric_builder.hpp"
+#include "topology/readers/fabric_source.hpp"
 #include "topology/snapshot.hpp"
 
 namespace fabricfit::cli {
@@ -34,5 +35,9 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags);
 
 // SnapshotInfo for a Fabric built now by this fabricfit.
 [[nodiscard]] SnapshotInfo snapshot_info_now(const ModelOptions& options);
+
+// A Fabric from any source (read_fabric), one built now recorded with its options.
+[[nodiscard]] Snapshot open_fabric(const std::string& source, SourceFormat format,
+                                   const ModelOptions& options, const DiscoveryOptions& live = {});
 
 }  // namespace fabricfit::cli

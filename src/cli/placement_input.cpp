@@ -8,7 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "cli/fabric_source.hpp"
+#include "cli/model_options_cli.hpp"
 #include "common/hostlist_expand.hpp"
 
 namespace fabricfit::cli {

@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "common/hostlist_expand.hpp"
-#include "placement/admin_comment.hpp"
+#include "placement/slurm/admin_comment.hpp"
 
 namespace fabricfit::cli {
 namespace {

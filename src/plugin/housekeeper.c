@@ -20,7 +20,7 @@
 
 /*
  * Seconds between saves of the run-time history, when something was learnt: the pace of
- * the scans of the job list (placement/running_scan.hpp). Slurm runs no plugin fini at a
+ * the scans of the job list (placement/waiting/running_scan.hpp). Slurm runs no plugin fini at a
  * reconfigure's re-exec nor at a shutdown, so what the new slurmctld reads is what was
  * saved here, and once more when the thread sees the shutdown (a re-exec sets
  * shutdown_time too) and never after it.

@@ -9,7 +9,7 @@
 #include <queue>
 
 #include "placement/placement_score.hpp"
-#include "placement/runtime_predictor.hpp"
+#include "placement/runtime/runtime_predictor.hpp"
 #include "placement/traffic_matrix.hpp"
 #include "replay/replay_metrics.hpp"
 

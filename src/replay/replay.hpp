@@ -14,9 +14,9 @@
 
 #include "placement/fragmentation.hpp"
 #include "placement/locality_index.hpp"
-#include "placement/locality_wait.hpp"
-#include "placement/placement_policy.hpp"
-#include "placement/runtime_model.hpp"
+#include "placement/runtime/runtime_model.hpp"
+#include "placement/selection/placement_policy.hpp"
+#include "placement/waiting/locality_wait.hpp"
 #include "replay/pattern_rule.hpp"
 #include "replay/trace_reader.hpp"
 

@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "topology/ibnd_reader.hpp"
-#include "topology/reader_error.hpp"
+#include "topology/readers/ibnd_reader.hpp"
+#include "topology/readers/reader_error.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "topology/ibnetdiscover_reader.hpp"
+#include "topology/readers/ibnetdiscover_reader.hpp"
 
 namespace {
 

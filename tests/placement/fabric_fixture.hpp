@@ -30,7 +30,7 @@ void degrade_uplink(Fabric& fabric, int leaf_group, double gbps);
 #include "placement/fragmentation.hpp"
 #include "placement/gpu_state.hpp"
 #include "placement/locality_index.hpp"
-#include "placement/placement_policy.hpp"
+#include "placement/selection/placement_policy.hpp"
 
 namespace fabricfit::testing {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <string_view>
 
-#include "topology/ibnd_reader.hpp"
-#include "topology/ibnetdiscover_reader.hpp"
-#include "topology/raw_fabric_dump.hpp"
+#include "topology/readers/ibnd_reader.hpp"
+#include "topology/readers/ibnetdiscover_reader.hpp"
+#include "topology/readers/raw_fabric_dump.hpp"
 
 namespace {
 

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/waiting/wait_decision.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "placement/traffic_matrix.hpp"
+#include "placement/waiting/locality_wait.hpp"
+
+namespace fabricfit {
+
+std::string to_string(WaitVerdict verdict) {
+  switch (verdict) {
+    case WaitVerdict::Waits: return "waits";
+    case WaitVerdict::OneGroup: return "one-group";
+    case WaitVerdict::NotCandidate: return "not-candidate";
+    case WaitVerdict::Disabled: return "disabled";
+    case WaitVerdict::NoTimeLimit: return "no-time-limit";
+    case WaitVerdict::NoGain: return "no-gain";
+    case WaitVerdict::NoGroup: return "no-group";
+    case WaitVerdict::ReadyNow: return "group-ready-now";
+    case WaitVerdict::WaitTooLong: return "wait-exceeds-gain";
+    case WaitVerdict::CapReached: return "cap-reached";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// The slowdown of the job on its placement: during its communication phases it drives its
+// HCAs at line rate (peak demand), and gets its max-min fair share of each uplink bundle
+// beside the running split jobs, each also at peak (the stress case: their bursts
+// overlap). Alone, an uplink bundle it overfills slows it by capacity/demand.
+double slowdown_beside(const UplinkBundles& bundles, const CommPattern& pattern, const Allocation& a,
+                       double comm_share, const BandwidthSharing& beside) {
+  const RunningTraffic running{.bundles = bundles, .sharing = beside};
+  return slowdown(comm_share, running.share_if_added(TrafficMatrix::build(pattern, a.gpus), a.hosts));
+}
+
+}  // namespace
+
+WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundles& bundles,
+                                  const GpuState& gpus, std::span<const double> host_free_at,
+                                  std::span<const std::uint8_t> allowed, const CommPattern& pattern,
+                                  int gpus_per_node, const Allocation& placed_now, const WaitFacts& facts,
+                                  const BandwidthSharing* beside) {
+  WaitDecision d;
+  const int nodes = static_cast<int>(placed_now.hosts.size());
+  if (nodes < 2 || nodes > index.largest_leaf_group()) return d;
+  const int first = index.leaf_group_of(placed_now.hosts.front());
+  const bool split =
+      std::ranges::any_of(placed_now.hosts, [&](int h) { return index.leaf_group_of(h) != first; });
+  if (!split) {
+    d.verdict = WaitVerdict::OneGroup;
+    return d;
+  }
+  if (!(facts.cap_s > 0)) {
+    d.verdict = WaitVerdict::Disabled;
+    return d;
+  }
+  if (!(facts.time_limit_s > 0) || !std::isfinite(facts.time_limit_s)) {
+    d.verdict = WaitVerdict::NoTimeLimit;
+    return d;
+  }
+  d.slowdown_now =
+      beside != nullptr
+          ? slowdown_beside(bundles, pattern, placed_now, facts.comm_share, *beside)
+          : slowdown_beside(bundles, pattern, placed_now, facts.comm_share, BandwidthSharing(bundles));
+  d.gain_s = std::max(0.0, facts.time_limit_s * (d.slowdown_now - 1.0));
+  if (!(d.gain_s > 0)) {
+    d.verdict = WaitVerdict::NoGain;
+    return d;
+  }
+  // Every host of the job needs `gpus_per_node` GPUs; with a total only, its share.
+  int per_node = gpus_per_node;
+  if (per_node <= 0) per_node = *std::ranges::max_element(placed_now.gpus);
+  const GroupReadiness target =
+      earliest_group(index, gpus, host_free_at, nodes, std::max(per_node, 1), facts.now, allowed);
+  if (target.leaf_group < 0) {
+    d.verdict = WaitVerdict::NoGroup;
+    return d;
+  }
+  const LocalityWaitSettings settings{.cap_s = facts.cap_s};
+  const WaitAdvice advice = advise_locality_wait(facts.time_limit_s, d.slowdown_now, 1.0, target, facts.now,
+                                                 facts.now - facts.eligible, settings);
+  d.expected_wait_s = advice.expected_wait_s;
+  d.ready_at = target.ready_s;
+  d.leaf_group = target.leaf_group;
+  if (advice.wait && advice.until_s > facts.now) {
+    d.verdict = WaitVerdict::Waits;
+    d.wait = true;
+    d.until = advice.until_s;
+    d.hosts = target.hosts;
+    return d;
+  }
+  d.verdict = !(advice.expected_wait_s > 0)        ? WaitVerdict::ReadyNow
+              : advice.expected_wait_s >= d.gain_s ? WaitVerdict::WaitTooLong
+                                                   : WaitVerdict::CapReached;
+  return d;
+}
+
+}  // namespace fabricfit

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// fabricfit.conf's NCCL keys: values, ranges and the errors that name file and line.
+#include <gtest/gtest.h>
+
+#include "site/site_config.hpp"
+
+using fabricfit::ConfigError;
+using fabricfit::parse_site_config;
+
+namespace {
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_site_config(text, "fabricfit.conf");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+}  // namespace
+
+TEST(SiteConfigNccl, DefaultsSetNothingButAllowNccl) {
+  const auto c = parse_site_config("", "x");
+  EXPECT_TRUE(c.nccl_settings);
+  EXPECT_FALSE(c.sharp);
+  EXPECT_FALSE(c.nccl_ib_sl.has_value());
+  EXPECT_FALSE(c.nccl_ib_tc.has_value());
+  EXPECT_FALSE(c.nccl_ib_gid_index.has_value());
+  EXPECT_TRUE(c.nccl_socket_ifname.empty());
+}
+
+TEST(SiteConfigNccl, KeysAreRead) {
+  const auto c = parse_site_config(
+      "NcclSettings=No\nSharp=yes\nNcclIbSl=15\nncclibtc=106\nNcclIbGidIndex=3\nNcclSocketIfname=^lo,"
+      "docker\n",
+      "x");
+  EXPECT_FALSE(c.nccl_settings);
+  EXPECT_TRUE(c.sharp);
+  EXPECT_EQ(c.nccl_ib_sl, 15);
+  EXPECT_EQ(c.nccl_ib_tc, 106);
+  EXPECT_EQ(c.nccl_ib_gid_index, 3);
+  EXPECT_EQ(c.nccl_socket_ifname, "^lo,docker");
+}
+
+TEST(SiteConfigNccl, BadValuesNameTheLine) {
+  EXPECT_EQ(error_of("\nNcclIbSl=16\n"), "fabricfit.conf:2: NcclIbSl=16 is not a number from 0 to 15");
+  EXPECT_EQ(error_of("NcclIbTc=-1"), "fabricfit.conf:1: NcclIbTc=-1 is not a number from 0 to 255");
+  EXPECT_EQ(error_of("NcclIbGidIndex=3x"),
+            "fabricfit.conf:1: NcclIbGidIndex=3x is not a number from 0 to 255");
+  EXPECT_EQ(error_of("Sharp=maybe"), "fabricfit.conf:1: Sharp=maybe is not yes or no");
+  EXPECT_EQ(error_of("NcclSettings=2"), "fabricfit.conf:1: NcclSettings=2 is not yes or no");
+}
