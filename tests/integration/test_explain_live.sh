@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-[ -x "$FABRICFIT" ] || skip_all "no fabricfit command (set FABRICFIT_BIN)"
+need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
 spank=()
 if [ -n "${FABRICFIT_SPANK_SO:-}" ]; then spank=(--spank-plugin "$FABRICFIT_SPANK_SO"); fi
 
@@ -136,8 +136,7 @@ assert int(max(points, key=lambda p: int(p[0]))[1]) == 80, points  # jobs starti
 ' "$tmp/report.dom"
   diag "screenshot: $tmp/report.png"
 else
-  skip_note="no chromium: browser check skipped"
-  diag "$skip_note"
+  fail "needs chromium, which is missing: package chromium; contrib/setup-slurm.sh installs it"
 fi
 
 scancel "$a" "$b" "$c"
