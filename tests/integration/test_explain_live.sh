@@ -96,6 +96,10 @@ check "the textfile unit writes per leaf group free and unusable GPUs, the cross
 "$FABRICFIT" report "$snap" --html --live -o "$tmp/report.html"
 check "report --html is self-contained (no scripts, no external references)" \
   bash -c '! grep -qiE "<script|src=|href=|@import|url\(" "$1"' _ "$tmp/report.html"
+check "report --html is titled by the cluster's name from Slurm (the lab's ClusterName=fabricfit)" \
+  grep -q "<h1>Cluster fabricfit</h1>" "$tmp/report.html"
+check "and its fragmentation history has a time axis in UTC and a labelled value axis" \
+  bash -c 'grep -q "<text class=\"x-tick\"" "$1" && grep -q ">time (UTC; " "$1" && grep -q ">fragmentation (unusable / free GPUs)<" "$1"' _ "$tmp/report.html"
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$browser" ]; then
   chrome=(unshare --net "$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions
