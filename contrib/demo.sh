@@ -5,11 +5,14 @@
 # a handful of real jobs with different collective patterns and prints what each got.
 # The lab stays up afterwards for you to try things; `contrib/lab.sh down` stops it.
 #   contrib/demo.sh [lab.sh up options, e.g. --nodes 64 --leaves 8]
+# FABRICFIT_DEMO_BUILD=no skips the build and install (tests/integration/test_demo.sh runs
+# the demo on a build's plugins, given as lab.sh options, and FABRICFIT_BIN).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-"$top/contrib/build.sh"
+[ "${FABRICFIT_DEMO_BUILD:-yes}" = no ] || "$top/contrib/build.sh"
 export PATH="/usr/local/bin:$PATH"
+ff=${FABRICFIT_BIN:-fabricfit}
 
 lab_dir=${FABRICFIT_LAB_DIR:-/var/tmp/fabricfit-lab}
 "$top/contrib/lab.sh" up --dir "$lab_dir" --force "$@"
@@ -53,16 +56,30 @@ for entry in "${jobs[@]}"; do
 done
 
 # One more job: the NCCL and FABRICFIT variables its tasks saw, and fabricfit explain of it.
+# A file left by an earlier demo in the same lab directory would be read as this job's.
+rm -f "$lab_dir/demo-nccl.out"
 # shellcheck disable=SC2016 # expanded in the tasks
 nccl=$(sbatch --parsable -J nccl-2x8 -N 2 --gpus-per-node=8 -o "$lab_dir/demo-nccl.out" \
   --wrap 'srun bash -c "echo \$SLURMD_NODENAME: \$(env | grep -E \"^(NCCL|FABRICFIT)_\" | grep -v _NCCL_SET | sort | tr \"\\n\" \" \")"; sleep 15')
 for _ in $(seq 1 60); do [ -s "$lab_dir/demo-nccl.out" ] && break; sleep 0.5; done
+# Both tasks' lines, not just the first to arrive.
+for _ in $(seq 1 20); do [ "$(grep -c . "$lab_dir/demo-nccl.out")" -ge 2 ] && break; sleep 0.5; done
 echo
 echo "What the tasks of job $nccl (nccl-2x8) saw:"
 sed 's/^/  /' "$lab_dir/demo-nccl.out"
+if ! grep -q 'NCCL_IB_HCA=' "$lab_dir/demo-nccl.out"; then
+  # The SPANK plugin says why in the slurmd log of each node (docs/plugins.md): show it, so
+  # that the demo never leaves the missing NCCL settings unexplained.
+  echo "  No NCCL_IB_HCA: what fabricfit.so logged on the job's nodes:"
+  nodes=$(scontrol show hostnames "$(squeue -h -j "$nccl" -o %N 2>/dev/null || true)" 2>/dev/null || true)
+  for n in $nodes; do
+    grep -h 'fabricfit' "$lab_dir/log/slurmd.$n.log" 2>/dev/null | tail -n 2 | sed "s/^/    $n: /"
+  done
+  grep -q 'fabricfit.so' "$lab_dir/plugstack.conf" || echo "    (no SPANK plugin in $lab_dir/plugstack.conf: $(cat "$lab_dir/plugstack.conf"))"
+fi
 echo
 echo "fabricfit explain $nccl:"
-fabricfit explain "$nccl" --conf "$lab_dir/fabricfit.conf" | sed 's/^/  /'
+"$ff" explain "$nccl" --conf "$lab_dir/fabricfit.conf" | sed 's/^/  /'
 scancel "$nccl"
 
 echo
@@ -70,7 +87,7 @@ echo "topology/fabricfit decisions (slurmctld log; 2-4 per job: submit test, all
 grep "fabricfit: eval_nodes" "$lab_dir/log/slurmctld.log" | sed 's/^\[[^]]*\] /  /' | tail -n 6
 echo
 echo "The fabric the plugin placed them on:"
-fabricfit show "$lab_dir/fabric.snapshot" | sed 's/^/  /'
+"$ff" show "$lab_dir/fabric.snapshot" | sed 's/^/  /'
 echo
 echo "The lab is still up:  eval \"\$($top/contrib/lab.sh env --dir $lab_dir)\"; sinfo"
 echo "Stop it with:         $top/contrib/lab.sh down --dir $lab_dir"

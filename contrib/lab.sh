@@ -732,23 +732,31 @@ make_gpu_devices() {
 }
 
 # With NoInAddrAny/NoCtldInAddrAny every daemon binds to the address its host name resolves
-# to (and to INADDR_ANY without them). Where this host's name does not resolve to a
-# loopback address, the daemons run in a UTS namespace of their own whose host name is
-# "localhost", so that they still bind to 127.0.0.1 only (FABRICFIT_LAB_UTS=1 forces it).
+# to (and to INADDR_ANY without them), while every client and daemon reaches slurmctld at
+# 127.0.0.1 (SlurmctldHost=localhost(127.0.0.1)). So unless this host's name resolves to
+# 127.0.0.1 itself, the daemons run in a UTS namespace of their own whose host name is
+# "localhost", and bind to 127.0.0.1 only: a name on another address (a real interface), on
+# 127.0.1.1 (what the Debian and Ubuntu installers write in /etc/hosts: slurmctld would
+# listen where no client looks) or on none at all (FABRICFIT_LAB_UTS=1 forces it).
 comm_params() {
   echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny"
 }
 
 choose_uts() {
-  local addr
-  addr=$(getent ahostsv4 "$(hostname)" 2>/dev/null | awk 'NR == 1 { print $1 }')
+  local addr name
+  name=$(hostname)
+  # A name that does not resolve makes getent exit 2: under errexit and pipefail that must
+  # lead to the namespace, not end the script.
+  addr=$(getent ahostsv4 "$name" 2>/dev/null | awk 'NR == 1 { print $1 }') || addr=
   LAB_UTS=no
-  case $addr in 127.*) ;; *) LAB_UTS=yes ;; esac
+  [ "$addr" = 127.0.0.1 ] || LAB_UTS=yes
   [ "${FABRICFIT_LAB_UTS:-0}" = 1 ] && LAB_UTS=yes
   if [ "$LAB_UTS" = yes ]; then
-    command -v unshare >/dev/null || die "$(hostname) resolves to '${addr:-nothing}', not loopback, and unshare (util-linux) is missing"
-    getent ahostsv4 localhost | grep -q '^127\.' || die "localhost does not resolve to 127.x"
-    log "daemons run with host name 'localhost' in a UTS namespace: they bind to 127.0.0.1 only"
+    command -v unshare >/dev/null || die "$name resolves to '${addr:-nothing}', not 127.0.0.1, and unshare (util-linux) is missing"
+    local lo
+    lo=$(getent ahostsv4 localhost 2>/dev/null | awk 'NR == 1 { print $1 }') || lo=
+    [ "$lo" = 127.0.0.1 ] || die "localhost resolves to '${lo:-nothing}', not 127.0.0.1 (see /etc/hosts)"
+    log "$name resolves to ${addr:-nothing}: daemons run with host name 'localhost' in a UTS namespace, bound to 127.0.0.1 only"
   fi
 }
 

@@ -62,8 +62,15 @@ PACKAGES=(
   libboost-graph-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy clang
-  jq
+  # clang's libFuzzer and sanitizer runtimes (`make fuzz`, contrib/run-sanitizers.sh): only a
+  # Recommends of clang, which --no-install-recommends leaves out.
+  libclang-rt-14-dev
+  jq python3
   gdb file
+  # What a minimal Debian 12 (the debian:12 image, mmdebstrap --variant=minbase) lacks and
+  # the lab and the tests use: ss (the tests' free ports, the loopback checks), ps (lab.sh
+  # down finds a daemon's children), bzip2 (the Slurm release tarballs).
+  iproute2 procps bzip2
   chromium
   debhelper mmdebstrap
 )

@@ -26,10 +26,12 @@ struct ReplayCliOptions {
   int gpus_per_node = 8;
   double target_load = 0;
   double locality_wait_s = 0;
-  double wait_cap_s = 0;
+  // fabricfit's adaptive wait as the shipped plugin runs it by default (LocalityWaitMax=3600,
+  // LocalityWaitEstimate=limit): a replay with default options is what a site installs.
+  double wait_cap_s = plugin_default_wait().cap_s;
   double overestimate = 1.0;
   std::string limits = "exact";
-  std::string estimate = "limit";
+  std::string estimate = plugin_default_wait().estimate == RunEstimate::History ? "history" : "limit";
   std::vector<double> comm_shares{0.1, 0.3, 0.5};
   std::string demand = "time-averaged";
   std::string routing = "ecmp";
@@ -182,7 +184,8 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option(
          "--wait-cap", opt->wait_cap_s,
          "fabricfit's adaptive locality wait: a job waits for one leaf group while the run-time model "
-         "says it gains more than it waits, never longer than this many seconds (0: never waits)")
+         "says it gains more than it waits, never longer than this many seconds (default: the plugin's "
+         "LocalityWaitMax default; 0: never waits)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--overestimate", opt->overestimate,

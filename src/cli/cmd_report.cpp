@@ -21,6 +21,7 @@ struct ReportOptions {
   int gpus_per_node = 8;
   std::string nodes_json, jobs_json;
   bool live = false;
+  std::string cluster;
 };
 
 int run_report(const ReportOptions& opt) {
@@ -28,13 +29,16 @@ int run_report(const ReportOptions& opt) {
   const LocalityIndex index(fabric);
   GpuState gpus = GpuState::uniform(index.host_count(), opt.gpus_per_node);
   std::vector<SlurmJob> jobs;
+  std::string cluster = opt.cluster;
   if (opt.live) {
-    gpus = gpu_state_of(index, read_nodes(opt.nodes_json));
+    std::string slurm_cluster;
+    gpus = gpu_state_of(index, read_nodes(opt.nodes_json, &slurm_cluster));
+    if (cluster.empty()) cluster = slurm_cluster;
     jobs = read_jobs(opt.jobs_json);
   } else if (!opt.busy.empty()) {
     gpus = busy_state(index, opt.busy, opt.gpus_per_node);
   }
-  const std::string page = html_report(fabric, index, gpus, jobs);
+  const std::string page = html_report(fabric, index, gpus, jobs, cluster);
   if (opt.output.empty() || opt.output == "-") {
     fmt::print("{}", page);
   } else {
@@ -61,6 +65,8 @@ Action add_report_command(CLI::App& app) {
   cmd->add_option("--nodes-json", opt->nodes_json,
                   "With --live: `scontrol show nodes --json` output to read");
   cmd->add_option("--jobs-json", opt->jobs_json, "With --live: `scontrol show jobs --json` output to read");
+  cmd->add_option("--cluster", opt->cluster,
+                  "The cluster's name, the page's title (default with --live: Slurm's ClusterName)");
   return [opt] { return run_report(*opt); };
 }
 

@@ -28,7 +28,13 @@ struct FragPoint {
                                                   const std::vector<SlurmJob>& jobs,
                                                   std::size_t max_points = 200);
 
-// An inline SVG line chart of the points (id "frag-history"), or a note when there are none.
+// Clock times for the time axis of [t0, t1] (unix seconds): whole multiples of the smallest
+// step of 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h, 1, 2 days, 1, 2
+// weeks, 30, 90, 365 days that gives at most 6 of them.
+[[nodiscard]] std::vector<std::int64_t> time_ticks(std::int64_t t0, std::int64_t t1);
+
+// An inline SVG line chart of the points (id "frag-history") with labelled axes: the
+// fragmentation (0 to 1) against UTC clock time, or a note when there are no points.
 [[nodiscard]] std::string frag_history_svg(const std::vector<FragPoint>& points);
 
 }  // namespace fabricfit::cli

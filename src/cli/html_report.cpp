@@ -102,7 +102,7 @@ std::string jobs_table(const LocalityIndex& index, const std::vector<SlurmJob>& 
 }  // namespace
 
 std::string html_report(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
-                        const std::vector<SlurmJob>& jobs) {
+                        const std::vector<SlurmJob>& jobs, const std::string& cluster) {
   const FragModel model(WorkloadMix::standard(std::max(1, gpus.max_gpus_per_host())),
                         std::max(1, gpus.max_gpus_per_host()), index.largest_leaf_group());
   const FragmentationReport r = measure_fragmentation(index, gpus, model);
@@ -113,8 +113,8 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
                             d.expected_rate.to_string());
   }
   return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fabricfit: "
-      "{0}</title>\n<style>\n"
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}: fabric and "
+      "GPUs, by fabricfit</title>\n<style>\n"
       "body{{font-family:sans-serif;margin:1.5em}} svg text{{font-size:12px}}\n"
       ".spines{{fill:#dde}} .leaf{{fill:#f7f7f7;stroke:#888}} .degraded .leaf{{stroke:#d22;stroke-width:3}}\n"
       ".uplink{{stroke:#888;stroke-width:2}} .uplink.degraded{{stroke:#d22;stroke-dasharray:4 3}}\n"
@@ -122,11 +122,11 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
       ".host.absent{{fill:#fff;stroke:#bbb}}\n"
       "table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:2px 8px}}\n"
       ".key span{{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}}\n"
-      ".axis{{stroke:#888}} .frag-line{{fill:none;stroke:#36c;stroke-width:2}} "
+      ".axis{{stroke:#888}} .tick{{stroke:#888}} .frag-line{{fill:none;stroke:#36c;stroke-width:2}} "
       ".frag-point{{fill:#36c}}\n</style></head><body>\n"
-      "<h1>fabricfit: {0}</h1>\n<p id=\"summary\">{1} hosts, {2} leaf groups, {3} rails, {4} tiers; {5} "
+      "<h1>{0}</h1>\n<p id=\"summary\">{1} hosts, {2} leaf groups, {3} rails, {4} tiers; {5} "
       "degraded "
-      "link(s)</p>\n<p class=\"key\"><span style=\"background:#3a3\"></span>free<span "
+      "link(s). Fabric: {14}</p>\n<p class=\"key\"><span style=\"background:#3a3\"></span>free<span "
       "style=\"background:#777\"></span>busy"
       "<span style=\"background:#e90\"></span>stranded (partly busy)<span style=\"border:1px solid "
       "#bbb\"></span>not a GPU node</p>\n"
@@ -134,10 +134,13 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
       "{10:.3f}</p>\n"
       "<h2>Fragmentation over time (from the job records)</h2>\n{13}"
       "<h2>Degraded links</h2>\n<ul id=\"degraded\">{11}</ul>\n{12}</body></html>\n",
-      xml_escape(fabric.origin), fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
+      xml_escape(cluster.empty() ? std::string("Cluster (unnamed: fabricfit report --cluster NAME)")
+                                 : "Cluster " + cluster),
+      fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
       fabric.degraded_links.size(), fabric_svg(fabric, index, gpus), r.free_gpus, r.total_gpus, r.unusable,
       r.frag, degraded.empty() ? "<li>none</li>\n" : degraded, jobs_table(index, jobs),
-      frag_history_svg(frag_history(index, gpus.total, jobs)));
+      frag_history_svg(frag_history(index, gpus.total, jobs)),
+      xml_escape(fabric.origin.empty() ? std::string("origin unknown") : fabric.origin));
 }
 
 }  // namespace fabricfit::cli

@@ -15,8 +15,11 @@
 namespace fabricfit::cli {
 
 // hosts: free (every GPU free), busy (none free), stranded (some free, some busy: GPUs the
-// big jobs cannot use), absent (not a GPU node in Slurm). `jobs` may be empty.
+// big jobs cannot use), absent (not a GPU node in Slurm). `jobs` may be empty. The page is
+// titled by `cluster` (Slurm's ClusterName; "" for none), which is what an admin with several
+// clusters tells the pages apart by; the fabric's origin (how it was discovered, the same on
+// every cluster) goes in the summary under it.
 [[nodiscard]] std::string html_report(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
-                                      const std::vector<SlurmJob>& jobs);
+                                      const std::vector<SlurmJob>& jobs, const std::string& cluster);
 
 }  // namespace fabricfit::cli

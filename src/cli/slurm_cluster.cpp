@@ -250,9 +250,20 @@ std::string run_json(const std::string& program, const std::vector<std::string>&
   return out;
 }
 
-std::vector<SlurmNode> read_nodes(const std::string& file) {
-  if (!file.empty()) return parse_slurm_nodes(read_text(file), file);
-  return parse_slurm_nodes(scontrol_json({"show", "nodes"}), "scontrol show nodes --json");
+std::vector<SlurmNode> read_nodes(const std::string& file, std::string* cluster) {
+  const std::string text = file.empty() ? scontrol_json({"show", "nodes"}) : read_text(file);
+  if (cluster != nullptr) *cluster = slurm_cluster_name(text);
+  return parse_slurm_nodes(text, file.empty() ? "scontrol show nodes --json" : file);
+}
+
+std::string slurm_cluster_name(std::string_view text) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return {};
+  const auto meta = j.find("meta");
+  if (meta == j.end() || !meta->is_object()) return {};
+  const auto slurm = meta->find("slurm");
+  if (slurm == meta->end() || !slurm->is_object()) return {};
+  return str(*slurm, "cluster");
 }
 
 std::vector<SlurmJob> read_jobs(const std::string& file, const std::string& job_id) {

@@ -55,6 +55,10 @@ class SlurmError : public std::runtime_error {
 [[nodiscard]] std::vector<SlurmNode> parse_slurm_nodes(std::string_view json, const std::string& origin);
 [[nodiscard]] std::vector<SlurmJob> parse_slurm_jobs(std::string_view json, const std::string& origin);
 
+// The cluster's name Slurm's JSON output carries in meta.slurm.cluster (slurm.conf's
+// ClusterName); "" when it has none or the text is not JSON.
+[[nodiscard]] std::string slurm_cluster_name(std::string_view json);
+
 // GPUs in a gres string: "gpu:8", "gpu:h100:4(S:0),shard:2", "gpu:0(IDX:N/A)".
 [[nodiscard]] int gres_gpus(std::string_view gres);
 
@@ -71,7 +75,8 @@ class SlurmError : public std::runtime_error {
 // The source of --nodes-json / --jobs-json: a file, or "" for scontrol. A job slurmctld
 // no longer knows (purged MinJobAge after its end) is looked up with sacct (SACCT names
 // another binary), where slurmdbd keeps job history.
-[[nodiscard]] std::vector<SlurmNode> read_nodes(const std::string& file);
+// With `cluster`, also the cluster's name from the output's meta.slurm.cluster ("" if none).
+[[nodiscard]] std::vector<SlurmNode> read_nodes(const std::string& file, std::string* cluster = nullptr);
 [[nodiscard]] std::vector<SlurmJob> read_jobs(const std::string& file, const std::string& job_id = "");
 
 // Free and total GPUs per fabric host from Slurm's nodes: a host Slurm does not list, or

@@ -12,6 +12,7 @@
 #include "placement/runtime/runtime_predictor.hpp"
 #include "placement/traffic_matrix.hpp"
 #include "replay/replay_metrics.hpp"
+#include "site/site_config.hpp"
 
 namespace fabricfit {
 namespace {
@@ -393,6 +394,14 @@ class Simulation {
 ReplayResult replay_trace(const LocalityIndex& index, const std::vector<TraceJob>& jobs,
                           PlacementPolicy& policy, const FragModel& frag, const ReplayOptions& options) {
   return Simulation(index, jobs, policy, frag, options).run();
+}
+
+LocalityWaitSettings plugin_default_wait() {
+  const SiteConfig site;
+  LocalityWaitSettings wait;
+  wait.cap_s = site.locality_wait_max_s;
+  wait.estimate = site.locality_wait_history_estimate ? RunEstimate::History : RunEstimate::TimeLimit;
+  return wait;
 }
 
 }  // namespace fabricfit

@@ -99,6 +99,12 @@ struct ReplayResult {
     const FragModel& frag, const ReplayOptions& options, const PolicyOptions& policy_options = {},
     int seeds = 1);
 
+// fabricfit's adaptive locality wait as the shipped plugin runs it when fabricfit.conf says
+// nothing (SiteConfig's defaults: LocalityWaitMax, LocalityWaitEstimate): what `fabricfit
+// replay` plays unless told otherwise, so that a replay with default options is the plugin a
+// site installs. (ReplayOptions' own default, a cap of 0, keeps library callers without it.)
+[[nodiscard]] LocalityWaitSettings plugin_default_wait();
+
 // A multi-host job's communication share: the trace's, else a draw over `shares` by a
 // hash of its id and the seed; 0 for a one-host job.
 [[nodiscard]] double comm_share_of(const TraceJob& job, const std::vector<double>& shares,

@@ -80,8 +80,20 @@ check() {
   if out=$("$@" 2>&1); then ok "$desc"; else fail "$desc" "command failed: $*" "$out"; fi
 }
 
-# skip_all REASON: the whole test does not apply here (TAP "1..0 # SKIP").
+# skip_all REASON: the whole test does not apply here (TAP "1..0 # SKIP"). Not for a tool
+# the test needs: see need_tool.
 skip_all() { echo "1..0 # SKIP $*"; _tap_done=1; exit 0; }
+
+# need_tool COMMAND WHENCE: the test needs COMMAND (a name on PATH, or a path). Without it
+# the test fails, loudly, and ends, saying where it comes from (WHENCE: a package that
+# contrib/setup-slurm.sh installs, or the build). A skip would report "0 passed, 0 failed"
+# and hide a machine that was not set up (issue 28: without ss the loopback test skipped
+# every check in CI).
+need_tool() {
+  if [[ $1 == */* ]]; then [ -x "$1" ] && return 0; else command -v "$1" > /dev/null && return 0; fi
+  fail "needs ${1:-a command}, which is missing: $2"
+  done_testing
+}
 
 # done_testing: print the plan; exit non-zero if anything failed (or nothing was tested).
 done_testing() {
@@ -138,6 +150,8 @@ make_tmpdir() {
 # (SLURM_CONF, PATH) at it. lab.sh's output goes to DIR.up.log (printed on failure).
 lab_up() {
   local dir=$1; shift
+  # pick_ports would find every port free without ss: a clash with another lab, not a failure.
+  need_tool ss "package iproute2 (pick_ports reads the listening ports with it); contrib/setup-slurm.sh installs it"
   _labs+=("$dir")
   # FABRICFIT_PLUGIN_DIR: a build's plugins, tried without installing them.
   if [ -n "${FABRICFIT_PLUGIN_DIR:-}" ]; then set -- --plugin-dir "$FABRICFIT_PLUGIN_DIR" "$@"; fi

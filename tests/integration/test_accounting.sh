@@ -8,9 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-[ -x "$FABRICFIT" ] || skip_all "no fabricfit command (set FABRICFIT_BIN)"
-command -v mariadbd > /dev/null || [ -x /usr/sbin/mariadbd ] ||
-  skip_all "no MariaDB server (package mariadb-server-core; contrib/setup-slurm.sh installs it)"
+need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_tool "$(command -v mariadbd || echo /usr/sbin/mariadbd)" "package mariadb-server-core; contrib/setup-slurm.sh installs it"
+need_tool ss "package iproute2; contrib/setup-slurm.sh installs it"
 
 make_tmpdir ff-test-accounting
 tmp=$TEST_TMPDIR

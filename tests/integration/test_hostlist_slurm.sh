@@ -17,8 +17,8 @@ if [ -z "$SCONTROL" ]; then
     [ -x "$s" ] && SCONTROL=$s && break
   done
 fi
-[ -x "$TOOL" ] || skip_all "no fabricfit-hostlist ($TOOL): build first"
-if [ -z "$SCONTROL" ] || [ ! -x "$SCONTROL" ]; then skip_all "no Slurm scontrol (set SCONTROL)"; fi
+need_tool "$TOOL" "the build's fabricfit-hostlist: build first"
+need_tool "${SCONTROL:-scontrol}" "Slurm's scontrol: contrib/setup-slurm.sh builds Slurm, or set SCONTROL"
 make_tmpdir ff-hostlist
 work=$TEST_TMPDIR
 # scontrol reads slurm.conf for the cluster's dimensions; a minimal one keeps it offline.

@@ -6,7 +6,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-command -v ss > /dev/null || skip_all "ss (iproute2) is not installed"
+need_tool ss "package iproute2; contrib/setup-slurm.sh installs it"
 make_tmpdir ff-test-loopback
 
 # check_lab MODE: bring a lab up (MODE "uts": forced into a UTS namespace whose host name

@@ -21,9 +21,9 @@ elif [ -z "$so" ]; then
   . "${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}" 2> /dev/null || true
   so=${SLURM_PREFIX:-/nonexistent}/lib/slurm/fabricfit.so
 fi
-[ -r "$so" ] || skip_all "no SPANK plugin at $so (set FABRICFIT_SPANK_SO)"
+[ -r "$so" ] || { fail "needs the SPANK plugin $so, which is missing: the build's fabricfit.so, installed or named by FABRICFIT_SPANK_SO"; done_testing; }
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-[ -x "$FABRICFIT" ] || skip_all "no fabricfit command (set FABRICFIT_BIN)"
+need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
 
 make_tmpdir ff-test-nccl
 tmp=$TEST_TMPDIR

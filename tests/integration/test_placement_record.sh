@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-[ -x "$FABRICFIT" ] || skip_all "no fabricfit command (set FABRICFIT_BIN)"
+need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
 
 make_tmpdir ff-test-record
 tmp=$TEST_TMPDIR

@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 ff=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
-[ -x "$ff" ] || ff=$(command -v fabricfit) || skip_all "no fabricfit CLI (set FABRICFIT_BIN)"
+[ -x "$ff" ] || ff=$(command -v fabricfit) || need_tool "${ff:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
 make_tmpdir ff-test-steer || { fail "mktemp"; done_testing; }
 lab=$TEST_TMPDIR/lab
 port=$(pick_ports 16)  # slurmctld, and one slurmd port per node

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 ff=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
-[ -x "$ff" ] || ff=$(command -v fabricfit) || skip_all "no fabricfit CLI (set FABRICFIT_BIN)"
+[ -x "$ff" ] || ff=$(command -v fabricfit) || need_tool "${ff:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
 make_tmpdir ff-slowdown || { fail "mktemp"; done_testing; }
 d=$TEST_TMPDIR
 

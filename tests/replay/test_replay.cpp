@@ -8,6 +8,7 @@
 #include "replay/replay.hpp"
 #include "replay/replay_report.hpp"
 #include "replay/trace_reader.hpp"
+#include "site/site_config.hpp"
 
 using namespace fabricfit;
 using fabricfit::testing::FixtureSpec;
@@ -170,6 +171,21 @@ TEST(Replay, TinyTraceByHand) {
   const auto fit = replay_trace(index, jobs, *fabricfit, frag, options);
   EXPECT_EQ(fit.split_jobs, 0);
   EXPECT_DOUBLE_EQ(fit.wait_mean_s, 30.0);
+}
+
+// `fabricfit replay` plays the plugin a site installs unless told otherwise (issue 28): the
+// adaptive wait of a fabricfit.conf that says nothing, LocalityWaitMax=3600 and
+// LocalityWaitEstimate=limit, not a cap of 0 (a fabricfit that never waits).
+TEST(Replay, DefaultWaitIsThePluginsDefault) {
+  const LocalityWaitSettings wait = plugin_default_wait();
+  const SiteConfig empty = parse_site_config("", "empty fabricfit.conf");
+  EXPECT_EQ(wait.cap_s, 3600);
+  EXPECT_EQ(wait.cap_s, empty.locality_wait_max_s);
+  EXPECT_EQ(wait.estimate, RunEstimate::TimeLimit);
+  EXPECT_FALSE(empty.locality_wait_history_estimate);
+  // Only the plugin's settings: the replay's own stand-ins for time limits stay as they were.
+  EXPECT_EQ(wait.overestimate, LocalityWaitSettings{}.overestimate);
+  EXPECT_EQ(wait.round_limits, LocalityWaitSettings{}.round_limits);
 }
 
 TEST(Replay, FixedSwitchWaitHoldsASplitJobBack) {

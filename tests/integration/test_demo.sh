@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The README's first command, contrib/demo.sh, on a lab of its own (without its build step:
+# this build's plugins and command): it ends well, places its six jobs, and the tasks of its
+# nccl-2x8 job, the one meant to show the NCCL settings, see their node's compute HCA in
+# NCCL_IB_HCA as a site's tasks would (issue 28), with the lab's default fabric.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_tool ss "package iproute2; contrib/setup-slurm.sh installs it"
+make_tmpdir ff-test-demo
+lab=$TEST_TMPDIR/lab
+port=$(pick_ports 33)
+_labs+=("$lab")   # the demo leaves its lab up: the exit handler takes it down
+opts=(--ctld-port "$port" --slurmd-port $((port + 1)))
+[ -z "${FABRICFIT_PLUGIN_DIR:-}" ] || opts+=(--plugin-dir "$FABRICFIT_PLUGIN_DIR")
+[ -z "${FABRICFIT_SPANK_SO:-}" ] || opts+=(--spank-plugin "$FABRICFIT_SPANK_SO")
+[ -z "${FABRICFIT_SLURM_VERSION:-}" ] || opts+=(--slurm "$FABRICFIT_SLURM_VERSION")
+
+FABRICFIT_DEMO_BUILD=no FABRICFIT_BIN=$FABRICFIT FABRICFIT_LAB_DIR=$lab \
+  timeout 300 "$TOP_SRCDIR/contrib/demo.sh" "${opts[@]}" > "$TEST_TMPDIR/demo.out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "contrib/demo.sh ends well"; else fail "contrib/demo.sh ends well (exit $rc)" "$(tail -20 "$TEST_TMPDIR/demo.out")"; fi
+placed=$(awk '/^JOB /{ on = 1; next } on && NF == 0 { exit } on && $3 != "" { n++ } END { print n + 0 }' "$TEST_TMPDIR/demo.out")
+check "its table shows the six jobs with the pattern fabricfit placed each with ($placed)" test "$placed" = 6
+tasks=$(sed -n '/(nccl-2x8) saw:/,/^$/p' "$TEST_TMPDIR/demo.out" | grep -E '^  gpu[0-9]+: ')
+n=$(grep -c . <<< "$tasks")
+check "both tasks of nccl-2x8 printed their variables ($n lines)" test "$n" = 2
+check "each saw NCCL_IB_HCA with its node's compute HCA (=mlx5_0:1), as on a real site" \
+  bash -c '[ "$(grep -c " NCCL_IB_HCA==mlx5_0:1\( \|$\)" <<< "$1")" = 2 ]' _ "$tasks"
+check "and its leaf groups and pattern (FABRICFIT_LEAF_GROUPS, FABRICFIT_PATTERN=ring)" \
+  bash -c '[ "$(grep " FABRICFIT_LEAF_GROUPS=ib-leaf-" <<< "$1" | grep -c " FABRICFIT_PATTERN=ring")" = 2 ]' _ "$tasks"
+[ "$_tap_failed" -eq 0 ] || diag "demo output:" "$(sed -n '/(nccl-2x8) saw:/,/^$/p' "$TEST_TMPDIR/demo.out")"
+lab_down "$lab" > /dev/null 2>&1
+done_testing

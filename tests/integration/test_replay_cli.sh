@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# `fabricfit replay` with default options plays the plugin a site installs (issue 28): the
+# adaptive locality wait with the plugin's LocalityWaitMax default (3600 s), not a fabricfit
+# that never waits. A case small enough to follow by hand: 2 leaf groups of 3 hosts x 8 GPUs,
+# one uplink each at 4xEDR (100 Gb/s). Jobs a and b (2 hosts each) hold two hosts of each
+# group until t=100; job c (2 hosts, 1000 s, communication share 0.5) arrives at t=1. Split
+# now, its ring wants 200 Gb/s at peak on each 100 Gb/s bundle (rho 0.5, slowdown 1.5: 500 s
+# lost); a whole group frees at t=100 (99 s of waiting): it waits.
+# No lab: needs only the fabricfit CLI (FABRICFIT_BIN, or build/fabricfit).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
+
+ff=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
+[ -x "$ff" ] || ff=$(command -v fabricfit) || need_tool "${ff:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_tool jq "package jq; contrib/setup-slurm.sh installs it"
+make_tmpdir ff-replay-cli || { fail "mktemp"; done_testing; }
+d=$TEST_TMPDIR
+
+if ! "$ff" generate --leaves 2 --hosts-per-leaf 3 --spines 1 --uplinks 1 \
+     --degrade groups=1-2,fraction=1,rate=4xEDR -o "$d/f.net" > /dev/null 2> "$d/generate.err" ||
+   ! "$ff" discover --from "$d/f.net" -o "$d/f.snap" -q 2>> "$d/generate.err"; then
+  fail "generate and discover the fabric" "$(cat "$d/generate.err")"; done_testing
+fi
+printf '%s\n' job_id,submission_time,duration,num_gpu a,0,100,16 b,0,100,16 c,1,1000,16 > "$d/trace.csv"
+
+# replay OPTIONS...: fabricfit's JSON for the trace, peak demand, every share 0.5.
+replay() {
+  "$ff" replay "$d/f.snap" --trace "$d/trace.csv" --format elasticflow --policies fabricfit \
+    --demand peak --comm-shares 0.5 --json "$@"
+}
+if ! replay > "$d/default.json" 2> "$d/default.err"; then
+  fail "fabricfit replay with default options" "$(cat "$d/default.err")"; done_testing
+fi
+cap=$(jq -r '.adaptive_wait_cap_s' "$d/default.json")
+check "by default the wait cap is the plugin's LocalityWaitMax default, 3600 s (got $cap)" test "$cap" = 3600
+waits=$(jq -r '[.. | objects | select(has("locality_waits")) | .locality_waits] | first' "$d/default.json")
+check "and fabricfit waits for a leaf group, as the plugin would (locality_waits $waits)" test "$waits" = 1
+check "--help says so" bash -c '"$1" replay --help | grep -A3 -- "--wait-cap" | grep -q "3600"' _ "$ff"
+
+replay --wait-cap 0 > "$d/never.json" 2> "$d/never.err" || fail "fabricfit replay --wait-cap 0" "$(cat "$d/never.err")"
+cap0=$(jq -r '.adaptive_wait_cap_s' "$d/never.json")
+waits0=$(jq -r '[.. | objects | select(has("locality_waits")) | .locality_waits] | first' "$d/never.json")
+check "--wait-cap 0 still turns the wait off (cap $cap0, locality_waits $waits0)" \
+  test "$cap0" = 0 -a "$waits0" = 0
+done_testing
