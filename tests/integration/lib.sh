@@ -164,6 +164,25 @@ lab_up() {
   return 1
 }
 
+# The preamble most lab tests share, in two steps so that a test can write files for the
+# lab (extra slurm.conf lines) in between:
+# lab_prepare NAME PORTS: a temporary directory (TEST_TMPDIR), `lab` in it, and `port`, the
+# first of PORTS + 1 free TCP ports (slurmctld's, then one per slurmd).
+lab_prepare() {
+  make_tmpdir "$1" || { fail "mktemp"; done_testing; }
+  lab=$TEST_TMPDIR/lab
+  port=$(pick_ports "$2") || { fail "no free TCP port range for the lab"; done_testing; }
+}
+# lab_start LAB-UP-OPTIONS...: the lab up in $lab on those ports, `ctld_log` its controller's
+# log; a lab that does not come up fails the test and ends it.
+lab_start() {
+  if ! lab_up "$lab" "$@" --ctld-port "$port" --slurmd-port $((port + 1)); then
+    fail "lab up"
+    done_testing
+  fi
+  ctld_log=$lab/log/slurmctld.log
+}
+
 lab_down() {
   local dir=$1
   "$LAB_SH" down --dir "$dir"

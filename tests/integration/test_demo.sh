@@ -10,9 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
 need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
 need_tool ss "package iproute2; contrib/setup-slurm.sh installs it"
-make_tmpdir ff-test-demo
-lab=$TEST_TMPDIR/lab
-port=$(pick_ports 33)
+lab_prepare ff-test-demo 33
 _labs+=("$lab")   # the demo leaves its lab up: the exit handler takes it down
 opts=(--ctld-port "$port" --slurmd-port $((port + 1)))
 [ -z "${FABRICFIT_PLUGIN_DIR:-}" ] || opts+=(--plugin-dir "$FABRICFIT_PLUGIN_DIR")

@@ -19,9 +19,7 @@ case "$release" in
 esac
 export FABRICFIT_SLURM_VERSION=$release
 
-make_tmpdir ff-test-get-rank
-lab=$TEST_TMPDIR/lab
-port=$(pick_ports 32)
+lab_prepare ff-test-get-rank 32
 if ! lab_up "$lab" --nodes 32 --leaves 4 --ctld-port "$port" --slurmd-port $((port + 1)); then
   fail "lab up (Slurm $release)"
   done_testing

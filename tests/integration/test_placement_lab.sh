@@ -6,14 +6,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-make_tmpdir ff-test-placement
-lab=$TEST_TMPDIR/lab
-port=$(pick_ports 32)
-if ! lab_up "$lab" --nodes 32 --leaves 4 --ctld-port "$port" --slurmd-port $((port + 1)); then
-  fail "lab up"
-  done_testing
-fi
-ctld_log=$lab/log/slurmctld.log
+lab_prepare ff-test-placement 32
+lab_start --nodes 32 --leaves 4
 pids=$(lab_recorded_procs "$lab")
 
 # Leaf group of a node in the generated fabric: 8 hosts per leaf, gpu001..gpu008 on leaf 1.

@@ -18,12 +18,7 @@ lab=$tmp/lab
 port=$(pick_ports 20)
 # Time limits give backfill something to plan, so its trial evaluations run too.
 printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=1\n' > "$tmp/extra.conf"
-if ! lab_up "$lab" --nodes 16 --leaves 2 --slurm-conf-extra "$tmp/extra.conf" \
-  --ctld-port "$port" --slurmd-port $((port + 1)); then
-  fail "lab up"
-  done_testing
-fi
-ctld_log=$lab/log/slurmctld.log
+lab_start --nodes 16 --leaves 2 --slurm-conf-extra "$tmp/extra.conf"
 conf=$lab/fabricfit.conf
 # scontrol ends the line with a space.
 admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }

@@ -7,17 +7,10 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-make_tmpdir ff-test-dynamic
-lab=$TEST_TMPDIR/lab
-port=$(pick_ports 20)
+lab_prepare ff-test-dynamic 20
 dyn_port=$((port + 18))
 printf 'MaxNodeCount=24\nSlurmdPort=%s\n' "$dyn_port" > "$TEST_TMPDIR/extra.conf"
-if ! lab_up "$lab" --nodes 16 --leaves 2 --ctld-port "$port" --slurmd-port $((port + 1)) \
-     --slurm-conf-extra "$TEST_TMPDIR/extra.conf"; then
-  fail "lab up"
-  done_testing
-fi
-ctld_log=$lab/log/slurmctld.log
+lab_start --nodes 16 --leaves 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
 # shellcheck disable=SC1091
 . "$lab/lab.env"

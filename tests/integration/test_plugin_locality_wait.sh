@@ -26,9 +26,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-make_tmpdir ff-test-wait
-lab=$TEST_TMPDIR/lab
-port=$(pick_ports 8)
+lab_prepare ff-test-wait 8
 # Backfill every 2 s at a 1 s resolution and the main scheduler every 5 s: the test's
 # time scale (the defaults are 30 s, 60 s and 60 s). CompleteWait: no scheduling while a
 # job that ended in the last 4 s still completes, as sites set it against fragmentation;
@@ -36,12 +34,7 @@ port=$(pick_ports 8)
 # waiting job would rightly start split a moment before its group frees.
 printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,bf_resolution=1,sched_interval=5\nCompleteWait=4\n' \
   > "$TEST_TMPDIR/extra.conf"
-if ! lab_up "$lab" --nodes 8 --leaves 2 --spines 1 --uplinks 1 --gpus 2 --ctld-port "$port" \
-     --slurmd-port $((port + 1)) --slurm-conf-extra "$TEST_TMPDIR/extra.conf"; then
-  fail "lab up"
-  done_testing
-fi
-ctld_log=$lab/log/slurmctld.log
+lab_start --nodes 8 --leaves 2 --spines 1 --uplinks 1 --gpus 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
 
 # settings LINES: the lab's fabricfit.conf plus LINES, taken by a reconfigure.
 base_conf=$(cat "$lab/fabricfit.conf")

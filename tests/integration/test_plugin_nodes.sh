@@ -12,12 +12,7 @@ make_tmpdir ff-test-nodes
 lab=$TEST_TMPDIR/lab
 echo "MaxNodeCount=32" > "$TEST_TMPDIR/extra.conf"
 port=$(pick_ports 16)
-if ! lab_up "$lab" --nodes 16 --leaves 2 --ctld-port "$port" --slurmd-port $((port + 1)) \
-       --slurm-conf-extra "$TEST_TMPDIR/extra.conf"; then
-  fail "lab up"
-  done_testing
-fi
-ctld_log=$lab/log/slurmctld.log
+lab_start --nodes 16 --leaves 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
 release=$(slurm_release)
 diag "Slurm $release"
 FABRICFIT=$(command -v fabricfit)

@@ -8,14 +8,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-make_tmpdir ff-test-restart
-lab=$TEST_TMPDIR/lab
-port=$(pick_ports 16)
-if ! lab_up "$lab" --nodes 16 --leaves 2 --ctld-port "$port" --slurmd-port $((port + 1)); then
-  fail "lab up"
-  done_testing
-fi
-ctld_log=$lab/log/slurmctld.log
+lab_prepare ff-test-restart 16
+lab_start --nodes 16 --leaves 2
 
 # placed_by JOBID: what the allocation line says ("fabricfit" or "slurm"), empty if none.
 placed_by() {

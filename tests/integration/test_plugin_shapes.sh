@@ -7,17 +7,10 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-make_tmpdir ff-test-shapes
-lab=$TEST_TMPDIR/lab
-port=$(pick_ports 16)
+lab_prepare ff-test-shapes 16
 # GPU sites give each GPU its memory, so that GPU jobs can share nodes.
 printf 'DefMemPerGPU=400\n' > "$TEST_TMPDIR/extra.conf"
-if ! lab_up "$lab" --nodes 16 --leaves 2 --ctld-port "$port" --slurmd-port $((port + 1)) \
-     --slurm-conf-extra "$TEST_TMPDIR/extra.conf"; then
-  fail "lab up"
-  done_testing
-fi
-ctld_log=$lab/log/slurmctld.log
+lab_start --nodes 16 --leaves 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
 
 leaf_of() { echo $(( (10#${1#gpu} - 1) / 8 + 1 )); }
 leaves_of_job() {

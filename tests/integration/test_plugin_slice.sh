@@ -6,9 +6,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-make_tmpdir ff-test-slice
-lab=$TEST_TMPDIR/lab
-port=$(pick_ports 32)
+lab_prepare ff-test-slice 32
 if ! lab_up "$lab" --ctld-port "$port" --slurmd-port $((port + 1)); then
   fail "lab up"
   done_testing

@@ -26,12 +26,7 @@ lab=$TEST_TMPDIR/lab
 port=$(pick_ports 16)  # slurmctld, and one slurmd port per node
 printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,bf_resolution=1,sched_interval=5\n' \
   > "$TEST_TMPDIR/extra.conf"
-if ! lab_up "$lab" --nodes 12 --leaves 3 --spines 2 --uplinks 2 --gpus 2 --ctld-port "$port" \
-     --slurmd-port $((port + 1)) --slurm-conf-extra "$TEST_TMPDIR/extra.conf"; then
-  fail "lab up"
-  done_testing
-fi
-ctld_log=$lab/log/slurmctld.log
+lab_start --nodes 12 --leaves 3 --spines 2 --uplinks 2 --gpus 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
 
 base_conf=$(cat "$lab/fabricfit.conf")
 printf '%s\n%s\n' "$base_conf" $'DefaultPattern=ring\nLocalityWaitRouting=static\nLocalityWaitMax=0' \
