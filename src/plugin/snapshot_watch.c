@@ -39,6 +39,8 @@ struct ffg_watch {
 	int node_count;
 	/* Read without the lock on the hot path: set under it. */
 	volatile int news;
+	/* Counts the stops and direct loads: a poll's load started before one is stale. */
+	unsigned epoch;
 };
 
 static bool _stamp(const char *file, stamp_t *out)
@@ -148,7 +150,9 @@ extern ff_engine_t *ffg_snapshot_load_now(ffg_watch_t *w, const char *file, cons
 		return NULL; /* this version is the one in use, or was refused already */
 	}
 	w->tried = now;
-	/* What the watcher had pending is older than what is read now. */
+	/* What the watcher had pending, or is loading, is older than what is read now (a load
+	 * of this same version under way stays valid: returned above). */
+	w->epoch++;
 	ff_engine_free(w->pending);
 	w->pending = NULL;
 	w->news = 0;
@@ -183,6 +187,7 @@ extern void ffg_snapshot_poll(ffg_watch_t *w)
 	ff_engine_t *fresh;
 	char **names;
 	int names_cnt;
+	unsigned epoch;
 	bool loaded;
 
 	slurm_mutex_lock(&w->lock);
@@ -204,6 +209,7 @@ extern void ffg_snapshot_poll(ffg_watch_t *w)
 		return;
 	}
 	w->tried = now;
+	epoch = w->epoch;
 	names = _copy_names(w->nodes, w->node_count);
 	names_cnt = w->node_count;
 	slurm_mutex_unlock(&w->lock);
@@ -211,7 +217,8 @@ extern void ffg_snapshot_poll(ffg_watch_t *w)
 	fresh = _load(file, keep, names, names_cnt, !loaded, status, sizeof(status));
 	_free_names(names, names_cnt);
 	slurm_mutex_lock(&w->lock);
-	if (strcmp(file, w->path)) { /* reconfigured or stopped meanwhile: stale */
+	/* Stopped, reconfigured or read directly meanwhile: stale. */
+	if (epoch != w->epoch || strcmp(file, w->path)) {
 		slurm_mutex_unlock(&w->lock);
 		ff_engine_free(fresh);
 		return;
@@ -230,6 +237,7 @@ extern void ffg_snapshot_poll(ffg_watch_t *w)
 extern void ffg_snapshot_watch_stop(ffg_watch_t *w)
 {
 	slurm_mutex_lock(&w->lock);
+	w->epoch++;
 	w->path[0] = w->last_good[0] = '\0';
 	ff_engine_free(w->pending);
 	w->pending = NULL;

@@ -160,8 +160,9 @@ extern bool ffg_wait_begin(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bool test
 	return begin.may_run;
 }
 
-/* The job waits as `a` says, on the Slurm nodes of the hosts it expects. */
-static void _keep(ffg_ctx_t *ctx, job_record_t *job_ptr, const ff_wait_advice_t *a,
+/* The job waits as `a` says, on the Slurm nodes of the hosts it expects; false when the book
+ * could not take it (no memory): the job is then not held. */
+static bool _keep(ffg_ctx_t *ctx, job_record_t *job_ptr, const ff_wait_advice_t *a,
 		  const int *hosts)
 {
 	bitstr_t *nodes = bit_alloc(node_record_count);
@@ -170,6 +171,7 @@ static void _keep(ffg_ctx_t *ctx, job_record_t *job_ptr, const ff_wait_advice_t 
 	char ready[32], until[32], err[256] = "", *names, *desc = NULL;
 	time_t ready_at = (time_t)ceil(a->ready_at), until_t = (time_t)ceil(a->until);
 	int changed = 0;
+	bool kept;
 
 	for (unsigned i = 0; i < a->nhosts; i++) {
 		int node = ctx->map.node_of_host[hosts[i]];
@@ -183,8 +185,9 @@ static void _keep(ffg_ctx_t *ctx, job_record_t *job_ptr, const ff_wait_advice_t 
 	slurm_make_time_str(&until_t, until, sizeof(until));
 	xstrfmtcat(desc, "%s (%s) expected %s, at most until %s (fabricfit locality wait)",
 		   WAIT_DESC_PREFIX, names, ready, until);
-	if (ff_wait_book_keep(ctx->waits.book, job_ptr->job_id, a, slots, n, node_record_count,
-			      desc, &changed, err, sizeof(err)) != FF_OK)
+	kept = ff_wait_book_keep(ctx->waits.book, job_ptr->job_id, a, slots, n, node_record_count,
+				 desc, &changed, err, sizeof(err)) == FF_OK;
+	if (!kept)
 		error("fabricfit: %pJ cannot wait: %s", job_ptr, err);
 	else if (changed)
 		info(
@@ -194,6 +197,7 @@ static void _keep(ffg_ctx_t *ctx, job_record_t *job_ptr, const ff_wait_advice_t 
 	xfree(names);
 	xfree(slots);
 	FREE_NULL_BITMAP(nodes);
+	return kept;
 }
 
 extern void ffg_wait_end(ffg_ctx_t *ctx, topology_eval_t *topo_eval, const ff_request_t *request,
@@ -256,7 +260,8 @@ extern void ffg_wait_end(ffg_ctx_t *ctx, topology_eval_t *topo_eval, const ff_re
 				 facts.time_limit_s);
 		return;
 	}
-	_keep(ctx, job_ptr, &advice, w->expected);
+	if (!_keep(ctx, job_ptr, &advice, w->expected))
+		return; /* not held: a wait the book does not keep would never end */
 	job_ptr->best_switch = false;
 	_show_reason(job_ptr, ff_wait_book_reason(w->book, job_ptr->job_id));
 	snprintf(note + len, note_len - len,
