@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // What topology/fabricfit's evaluation asks of the engine, through the C API as the plugin
-// calls it (src/plugin/topology_eval.c): ff_job_request, ff_effective_pattern and
+// calls it (src/plugin/topology_eval.c): ff_job_request (with the job's pattern) and
 // ff_engine_place, on the lab stream's fabric (64 hosts: 8 leaf groups of 8, 2 spines,
 // 2:1 uplinks) about 70 % busy. "hot" runs the calls back to back; "cold" first writes a
 // buffer larger than the last-level cache, as slurmctld does between two evaluations;
@@ -110,14 +110,12 @@ int evaluate(LabEngine& lab, const Job& job, const ff_settings_t& settings, char
   ff_job_facts_t facts{};
   facts.tres_per_node = job.tres_per_node.c_str();
   facts.min_nodes = facts.max_nodes = facts.req_nodes = job.nodes;
+  facts.comm_pattern = job.pattern;
   ff_request_t request{};
-  char summary[512], pattern[FF_PATTERN_MAX];
+  char summary[512];
   summary[0] = '\0';
-  int rc = ff_job_request(&facts, &request, err, err_len);
+  const int rc = ff_job_request(&facts, &settings, &request, err, err_len);
   if (rc != FF_OK) return rc;
-  rc = ff_effective_pattern(job.pattern, request.max_nodes, &settings, pattern, sizeof pattern, err, err_len);
-  if (rc != FF_OK) return rc;
-  request.pattern = pattern;
   unsigned n = 0;
   return ff_engine_place(lab.engine, &request, lab.allowed.data(), lab.free.data(), lab.total.data(),
                          lab.chosen.data(), &n, summary, sizeof summary, err, err_len);
@@ -129,7 +127,7 @@ void evaluation(benchmark::State& state) {
   const bool code_warm = state.range(0) == 2;
   const auto mix = jobs();
   ff_settings_t settings{};
-  std::snprintf(settings.default_pattern, sizeof settings.default_pattern, "ring");
+  settings.default_pattern = ff_pattern_t{FF_PATTERN_RING, 1, 1, 1};
   std::vector<double> us;
   std::size_t next = 0;
   char err[512] = "";
@@ -176,7 +174,7 @@ void split_placement(benchmark::State& state) {
       const int g = ff_engine_host_leaf_group(lab.engine, h);
       if (lab.free[h] == 0 && g >= 0 && g < 8) busy[g].push_back(h);
     }
-    const ff_request_t ring{2, 2, 8, 0, 0, "ring"};
+    const ff_request_t ring{2, 2, 8, 0, 0, ff_pattern_t{FF_PATTERN_RING, 1, 1, 1}};
     for (int g = 0; g < 8; ++g) {
       const auto& a = busy[g];
       const auto& b = busy[(g + 1) % 8];
@@ -193,7 +191,7 @@ void split_placement(benchmark::State& state) {
   const std::vector<Job> mix{
       {"gres/gpu:8", 6, "ring"}, {"gres/gpu:8", 7, "alltoall"}, {"gres/gpu:8", 8, "ring"}};
   ff_settings_t settings{};
-  std::snprintf(settings.default_pattern, sizeof settings.default_pattern, "ring");
+  settings.default_pattern = ff_pattern_t{FF_PATTERN_RING, 1, 1, 1};
   std::vector<double> us;
   std::size_t next = 0, steered = 0, placed = 0;
   for (auto _ : state) {
@@ -201,10 +199,10 @@ void split_placement(benchmark::State& state) {
     ff_job_facts_t facts{};
     facts.tres_per_node = job.tres_per_node.c_str();
     facts.min_nodes = facts.max_nodes = facts.req_nodes = job.nodes;
+    facts.comm_pattern = job.pattern;
     ff_request_t request{};
     char summary[512] = "";
-    if (ff_job_request(&facts, &request, err, sizeof err) != FF_OK) state.SkipWithError(err);
-    request.pattern = job.pattern;
+    if (ff_job_request(&facts, &settings, &request, err, sizeof err) != FF_OK) state.SkipWithError(err);
     unsigned n = 0;
     const double t0 = thread_cpu_us();
     const int rc =

@@ -11,6 +11,7 @@
 
 #include "ff_config.h"
 #include "placement/comm_pattern.hpp"
+#include "placement/slurm/slurm_request.hpp"
 #include "site/site_config.hpp"
 
 namespace {
@@ -18,41 +19,53 @@ namespace {
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;
 
-void fill(const fabricfit::SiteConfig& config, ff_settings_t* out) {
-  copy_out(config.snapshot_file, out->snapshot_file, sizeof out->snapshot_file);
-  copy_out(config.default_pattern.to_string(), out->default_pattern, sizeof out->default_pattern);
-  out->debug_placement = config.debug_placement ? 1 : 0;
-  out->locality_wait_max_s = config.locality_wait_max_s;
-  out->locality_wait_comm_share = config.locality_wait_comm_share;
-  out->locality_wait_static_routing = config.locality_wait_static_routing ? 1 : 0;
-  out->locality_wait_history_estimate = config.locality_wait_history_estimate ? 1 : 0;
+// The site's default pattern (ring without settings).
+fabricfit::CommPattern site_default(const ff_settings_t* settings) {
+  return settings != nullptr ? fabricfit::capi::pattern_of(settings->default_pattern)
+                             : fabricfit::CommPattern{};
 }
 
 }  // namespace
 
 extern "C" {
 
-int ff_pattern_check(const char* text, char* canonical, size_t canonical_len, char* err, size_t err_len) {
+int ff_pattern_parse(const char* text, ff_pattern_t* out, char* err, size_t err_len) {
+  if (out == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
   return guarded(err, err_len, [&] {
-    const auto pattern = fabricfit::parse_comm_pattern(text != nullptr ? text : "");
-    copy_out(pattern.to_string(), canonical, canonical_len);
+    *out = fabricfit::capi::c_pattern(fabricfit::parse_comm_pattern(text != nullptr ? text : ""));
   });
+}
+
+void ff_pattern_name(const ff_pattern_t* pattern, char* out, size_t out_len) {
+  if (pattern == nullptr) {
+    copy_out("-", out, out_len);
+    return;
+  }
+  // Without allocating: a log line may be reporting that memory ran out.
+  switch (pattern->kind) {
+    case FF_PATTERN_RING: copy_out("ring", out, out_len); return;
+    case FF_PATTERN_TREE: copy_out("tree", out, out_len); return;
+    case FF_PATTERN_ALLTOALL: copy_out("alltoall", out, out_len); return;
+    case FF_PATTERN_NONE: copy_out("none", out, out_len); return;
+    case FF_PATTERN_PARALLEL:
+      if (out != nullptr && out_len > 0)
+        std::snprintf(out, out_len, "tp=%u,pp=%u,dp=%u", pattern->tp, pattern->pp, pattern->dp);
+      return;
+    default: copy_out("?", out, out_len);
+  }
 }
 
 int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out, char* err, size_t err_len) {
   if (out == nullptr) return FF_EINTERNAL;
-  fill(fabricfit::SiteConfig{}, out);
-  copy_out("defaults", out->source, sizeof out->source);
+  fabricfit::capi::fill_settings(fabricfit::SiteConfig{}, fabricfit::SiteConfigLoad::Source::Defaults, out);
   int rc = FF_OK;
   const int guard = guarded(err, err_len, [&] {
     const auto load = fabricfit::load_site_config_keeping_last_good(path != nullptr ? path : "",
                                                                     last_good != nullptr ? last_good : "");
-    fill(load.config, out);
-    using Source = fabricfit::SiteConfigLoad::Source;
-    copy_out(load.source == Source::File       ? "file"
-             : load.source == Source::LastGood ? "last-good"
-                                               : "defaults",
-             out->source, sizeof out->source);
+    fabricfit::capi::fill_settings(load.config, load.source, out);
     if (!load.error.empty()) {
       copy_out(load.error, err, err_len);
       rc = FF_EINVAL;
@@ -61,22 +74,27 @@ int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out
   return guard != FF_OK ? guard : rc;
 }
 
-int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
-                         size_t out_len, char* err, size_t err_len) {
+int ff_effective_pattern(const ff_pattern_t* requested, unsigned max_nodes, const ff_settings_t* settings,
+                         ff_pattern_t* out, char* err, size_t err_len) {
+  if (out == nullptr) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
   return guarded(err, err_len, [&] {
-    const auto site_default =
-        fabricfit::parse_comm_pattern(settings != nullptr ? settings->default_pattern : "ring");
     std::optional<fabricfit::CommPattern> asked;
-    if (requested != nullptr && requested[0] != '\0') asked = fabricfit::parse_comm_pattern(requested);
-    const auto pattern = fabricfit::effective_pattern(asked ? &*asked : nullptr, max_nodes, site_default);
-    copy_out(pattern.to_string(), out, out_len);
+    if (requested != nullptr) asked = fabricfit::capi::pattern_of(*requested);
+    *out = fabricfit::capi::c_pattern(
+        fabricfit::effective_pattern(asked ? &*asked : nullptr, max_nodes, site_default(settings)));
   });
 }
 
-void ff_job_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
-                    size_t out_len) {
-  if (ff_effective_pattern(requested, max_nodes, settings, out, out_len, nullptr, 0) != FF_OK)
-    copy_out("ring", out, out_len);  // CommPattern{}'s spelling, without allocating
+ff_pattern_t ff_job_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings) {
+  ff_pattern_t out{};  // ring
+  (void)guarded(nullptr, 0, [&] {
+    out = fabricfit::capi::c_pattern(
+        fabricfit::job_pattern(requested != nullptr ? requested : "", max_nodes, site_default(settings)));
+  });
+  return out;
 }
 
 const char* ff_version(void) {

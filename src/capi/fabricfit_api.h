@@ -22,19 +22,32 @@ enum {
 #define FF_PATTERN_MAX 64
 #define FF_PATH_MAX 4096
 
+/*
+ * A job's collective pattern as a value (placement/comm_pattern.hpp): parsed once from the
+ * text a user wrote, then carried as it is. A zeroed ff_pattern_t is `ring`; tp, pp and dp
+ * are the group sizes of FF_PATTERN_PARALLEL (tp=T,pp=P,dp=D) and are not read otherwise.
+ */
+enum { FF_PATTERN_RING = 0, FF_PATTERN_TREE, FF_PATTERN_ALLTOALL, FF_PATTERN_NONE, FF_PATTERN_PARALLEL };
+typedef struct ff_pattern {
+  int kind;
+  unsigned tp, pp, dp;
+} ff_pattern_t;
+
 typedef struct ff_settings {
   char snapshot_file[FF_PATH_MAX];
-  char default_pattern[FF_PATTERN_MAX]; /* canonical spelling */
-  char source[16];                      /* "file", "last-good" or "defaults": where these came from */
-  int debug_placement;                  /* DebugFlags=Placement */
-  double locality_wait_max_s;           /* LocalityWaitMax: seconds; 0 = no locality wait */
-  double locality_wait_comm_share;      /* LocalityWaitCommShare: the run-time model's f */
-  int locality_wait_static_routing;     /* LocalityWaitRouting=static (else ecmp) */
-  int locality_wait_history_estimate;   /* LocalityWaitEstimate=history (else limit) */
+  ff_pattern_t default_pattern;       /* DefaultPattern */
+  char source[16];                    /* "file", "last-good" or "defaults": where these came from */
+  int debug_placement;                /* DebugFlags=Placement */
+  double locality_wait_max_s;         /* LocalityWaitMax: seconds; 0 = no locality wait */
+  double locality_wait_comm_share;    /* LocalityWaitCommShare: the run-time model's f */
+  int locality_wait_static_routing;   /* LocalityWaitRouting=static (else ecmp) */
+  int locality_wait_history_estimate; /* LocalityWaitEstimate=history (else limit) */
 } ff_settings_t;
 
-/* Checks a --comm-pattern value; on success writes its canonical spelling. */
-int ff_pattern_check(const char* text, char* canonical, size_t canonical_len, char* err, size_t err_len);
+/* Parses a --comm-pattern value; FF_EINVAL, with the reason in `err`, for a bad one. */
+int ff_pattern_parse(const char* text, ff_pattern_t* out, char* err, size_t err_len);
+/* The pattern's canonical spelling (what ff_pattern_parse reads back); "-" for NULL. */
+void ff_pattern_name(const ff_pattern_t* pattern, char* out, size_t out_len);
 
 /*
  * Loads fabricfit.conf into `out`. A missing file gives the defaults. On a bad file,
@@ -44,18 +57,18 @@ int ff_pattern_check(const char* text, char* canonical, size_t canonical_len, ch
 int ff_settings_load(const char* path, const char* last_good, ff_settings_t* out, char* err, size_t err_len);
 
 /*
- * The pattern a job runs with: `requested` (a --comm-pattern value, or NULL/empty when
- * none was given), else `none` for a job of at most one node, else the site default.
+ * The pattern a job runs with: `requested` (its --comm-pattern; NULL when none was given),
+ * else `none` for a job of at most one node, else the site default (settings NULL: ring).
+ * FF_EINVAL for a `requested` value the core does not know.
  */
-int ff_effective_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
-                         size_t out_len, char* err, size_t err_len);
+int ff_effective_pattern(const ff_pattern_t* requested, unsigned max_nodes, const ff_settings_t* settings,
+                         ff_pattern_t* out, char* err, size_t err_len);
 /*
  * The pattern slurmctld places, prices and records a job with: ff_effective_pattern's, or
  * `ring` when the job's recorded request does not parse (the SPANK plugin refuses such a
- * value; a record from elsewhere may still hold one). Never fails; `out` is always set.
+ * value; a record from elsewhere may still hold one). Never fails.
  */
-void ff_job_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings, char* out,
-                    size_t out_len);
+ff_pattern_t ff_job_pattern(const char* requested, unsigned max_nodes, const ff_settings_t* settings);
 
 /* ---- placement engine (slurmctld) ---- */
 
@@ -108,8 +121,8 @@ typedef struct ff_request {
   unsigned max_nodes;     /* 0: as min_nodes */
   unsigned gpus_per_node; /* 0 when total_gpus is given */
   unsigned total_gpus;
-  int exclusive;       /* whole nodes */
-  const char* pattern; /* canonical pattern */
+  int exclusive;        /* whole nodes */
+  ff_pattern_t pattern; /* the job's pattern (ff_job_pattern) */
 } ff_request_t;
 
 /*
@@ -155,14 +168,17 @@ typedef struct ff_job_facts {
   int contiguous;              /* --contiguous */
   int spread_job;              /* --spread-job */
   int exclusive_topo;          /* --exclusive=topo */
+  const char* comm_pattern;    /* --comm-pattern as the SPANK plugin recorded it; NULL: none */
 } ff_job_facts_t;
 
 /*
- * The request fabricfit places for a job (FF_OK, `out` filled; its pattern left NULL),
- * or FF_EDECLINE with a short reason ("no-gpus", "contiguous", ...) in `reason` when the
- * job is left to Slurm's selection.
+ * The request fabricfit places for a job (FF_OK, `out` filled, its pattern by
+ * ff_job_pattern on the request's max_nodes with `settings`' default), or FF_EDECLINE with
+ * a short reason ("no-gpus", "contiguous", ...) in `reason` when the job is left to
+ * Slurm's selection.
  */
-int ff_job_request(const ff_job_facts_t* facts, ff_request_t* out, char* reason, size_t reason_len);
+int ff_job_request(const ff_job_facts_t* facts, const ff_settings_t* settings, ff_request_t* out,
+                   char* reason, size_t reason_len);
 
 /* --switches=N@T: 1 when a placement over `leaf_groups` leaf groups may start now. */
 int ff_switches_allow(unsigned switches, unsigned leaf_groups, long waited_s, long wait_limit_s);
@@ -309,6 +325,17 @@ unsigned ff_wait_book_count(const ff_wait_book_t* book);
  */
 int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request_t* request, const int* hosts,
                           unsigned nhosts, char* err, size_t err_len);
+/*
+ * Counts a job Slurm runs on the fabric hosts hosts[0..nhosts), from its record's facts:
+ * what it loads is what it asked for on the nodes it got, whatever placed it (a -w,
+ * --contiguous, --spread-job or --exclusive=topo job loads the uplinks like any other).
+ * FF_OK when it was given to ff_engine_running_add (which keeps it only if it leaves its
+ * leaf group); FF_EDECLINE, with the reason in `err`, for a job that loads no uplink
+ * fabricfit can price (no GPUs, GPUs per socket).
+ */
+int ff_engine_running_count(ff_engine_t* engine, uint32_t job_id, const ff_job_facts_t* facts,
+                            const ff_settings_t* settings, const int* hosts, unsigned nhosts, char* err,
+                            size_t err_len);
 unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max);
 int ff_engine_running_remove(ff_engine_t* engine, uint32_t job_id, char* err, size_t err_len);
 /*
@@ -385,11 +412,11 @@ int ff_predictor_load(ff_predictor_t* predictor, const char* path, unsigned* job
  * `gpus[i]` GPUs each; `free_gpus`/`total_gpus` (per fabric host, as for ff_engine_place,
  * before the job; both NULL to leave unusable_gpus out). With a non-empty
  * `fallback_reason` (no-gpus, no-fit, ...): "fabricfit placement=slurm reason=R pattern=P"
- * and the hosts are not read; `engine` may then be NULL (no snapshot), and a `pattern` that
- * is NULL, "" or "-" (not known) is left out.
+ * and the hosts are not read; `engine` may then be NULL (no snapshot), and a NULL `pattern`
+ * (not known) is left out. A placement by fabricfit needs its pattern.
  */
 int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpus, unsigned nhosts,
-                     const int* free_gpus, const int* total_gpus, const char* pattern,
+                     const int* free_gpus, const int* total_gpus, const ff_pattern_t* pattern,
                      const char* fallback_reason, char* out, size_t out_len, char* err, size_t err_len);
 
 /*
@@ -439,7 +466,7 @@ typedef struct ff_site ff_site_t;
  */
 int ff_site_load(const char* path, const char* last_good, ff_site_t** out, char* err, size_t err_len);
 void ff_site_free(ff_site_t* site);
-/* The settings both plugins share (snapshot file, default pattern, source). */
+/* The settings both plugins share, as ff_settings_load gives them. */
 void ff_site_settings(const ff_site_t* site, ff_settings_t* out);
 
 /* Looks up a variable of the job's environment: its value, or NULL when unset. */
@@ -456,7 +483,7 @@ typedef const char* (*ff_getenv_fn)(void* ctx, const char* name);
  * empty). FF_EINVAL when the
  * snapshot cannot be read (`err` names it): set nothing.
  */
-int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const char* pattern,
+int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
                unsigned gpus_on_node, ff_getenv_fn getenv, void* getenv_ctx, char* out, size_t out_len,
                char* notes, size_t notes_len, char* err, size_t err_len);
 

@@ -54,23 +54,18 @@ void ff_site_free(ff_site_t* site) {
 void ff_site_settings(const ff_site_t* site, ff_settings_t* out) {
   if (out == nullptr) return;
   const fabricfit::SiteConfig defaults;
-  const auto& c = site != nullptr ? site->config : defaults;
-  copy_out(c.snapshot_file, out->snapshot_file, sizeof out->snapshot_file);
-  copy_out(c.default_pattern.to_string(), out->default_pattern, sizeof out->default_pattern);
-  using Source = fabricfit::SiteConfigLoad::Source;
-  const auto source = site != nullptr ? site->source : Source::Defaults;
-  copy_out(source == Source::File       ? "file"
-           : source == Source::LastGood ? "last-good"
-                                        : "defaults",
-           out->source, sizeof out->source);
+  if (site != nullptr)
+    fabricfit::capi::fill_settings(site->config, site->source, out);
+  else
+    fabricfit::capi::fill_settings(defaults, fabricfit::SiteConfigLoad::Source::Defaults, out);
 }
 
-int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const char* pattern,
+int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
                unsigned gpus_on_node, ff_getenv_fn getenv, void* getenv_ctx, char* out, size_t out_len,
                char* notes, size_t notes_len, char* err, size_t err_len) {
   copy_out("", out, out_len);
   copy_out("", notes, notes_len);
-  if (site == nullptr || node == nullptr || job_nodes == nullptr) {
+  if (site == nullptr || node == nullptr || job_nodes == nullptr || pattern == nullptr) {
     copy_out("internal error: missing argument", err, err_len);
     return FF_EINTERNAL;
   }
@@ -80,7 +75,7 @@ int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, c
     fabricfit::JobEnvironmentInput in;
     in.node = node;
     in.nodes = fabricfit::expand_hostlist(job_nodes);
-    in.pattern = fabricfit::capi::pattern_of(pattern);
+    in.pattern = fabricfit::capi::pattern_of(*pattern);
     in.gpus_on_node = static_cast<int>(gpus_on_node);
     auto env = fabricfit::job_environment(snapshot.fabric, index, site->config, in);
     env =

@@ -39,7 +39,7 @@ void fit_or_throw(const std::string& text, size_t len) {
 extern "C" {
 
 int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpus, unsigned nhosts,
-                     const int* free_gpus, const int* total_gpus, const char* pattern,
+                     const int* free_gpus, const int* total_gpus, const ff_pattern_t* pattern,
                      const char* fallback_reason, char* out, size_t out_len, char* err, size_t err_len) {
   const std::string reason = fallback_reason != nullptr ? fallback_reason : "";
   if ((engine == nullptr && reason.empty()) || out == nullptr) {
@@ -48,13 +48,16 @@ int ff_engine_record(const ff_engine_t* engine, const int* hosts, const int* gpu
   }
   if (!reason.empty()) {
     return guarded(err, err_len, [&] {
-      const std::string text = fabricfit::fallback_record(pattern != nullptr ? pattern : "", reason);
+      const std::string text = fabricfit::fallback_record(
+          pattern != nullptr ? fabricfit::capi::pattern_of(*pattern).to_string() : "", reason);
       fit_or_throw(text, out_len);
       copy_out(text, out, out_len);
     });
   }
   return guarded(err, err_len, [&] {
-    const auto p = fabricfit::capi::pattern_of(pattern);
+    if (pattern == nullptr)
+      throw fabricfit::RequestError("a record of fabricfit's placement needs its pattern");
+    const auto p = fabricfit::capi::pattern_of(*pattern);
     std::vector<int> h, g;
     if (reason.empty()) {
       if (hosts == nullptr || gpus == nullptr || nhosts == 0)
@@ -109,7 +112,7 @@ int ff_engine_job_record(const ff_engine_t* engine, const ff_request_t* request,
     }
   }
   return ff_engine_record(engine, ordered.data(), gpus.data(), static_cast<unsigned>(ordered.size()),
-                          free_gpus, total_gpus, request->pattern, nullptr, out, out_len, err, err_len);
+                          free_gpus, total_gpus, &request->pattern, nullptr, out, out_len, err, err_len);
 }
 
 int ff_admin_comment_merge(const char* existing, const char* record, char* out, size_t out_len) {

@@ -14,40 +14,22 @@ using fabricfit::capi::guarded;
 
 extern "C" {
 
-int ff_job_request(const ff_job_facts_t* facts, ff_request_t* out, char* reason, size_t reason_len) {
+int ff_job_request(const ff_job_facts_t* facts, const ff_settings_t* settings, ff_request_t* out,
+                   char* reason, size_t reason_len) {
   if (facts == nullptr || out == nullptr) {
     copy_out("internal error: missing argument", reason, reason_len);
     return FF_EINTERNAL;
   }
+  *out = ff_request_t{};
   return guarded(reason, reason_len, [&]() -> int {
-    const fabricfit::SlurmJobFacts job{
-        .gpus_per_node = ff_tres_gpus(facts->tres_per_node),
-        .gpus_per_job = ff_tres_gpus(facts->tres_per_job),
-        .gpus_per_task = ff_tres_gpus(facts->tres_per_task),
-        .gpus_per_socket = ff_tres_gpus(facts->tres_per_socket) > 0,
-        .min_nodes = facts->min_nodes,
-        .max_nodes = facts->max_nodes,
-        .req_nodes = facts->req_nodes,
-        .num_tasks = facts->num_tasks,
-        .ntasks_per_node = facts->ntasks_per_node,
-        .whole_node = facts->whole_node != 0,
-        .required_nodes = facts->required_nodes != 0,
-        .contiguous = facts->contiguous != 0,
-        .spread_job = facts->spread_job != 0,
-        .exclusive_topo = facts->exclusive_topo != 0,
-    };
-    const auto decided = fabricfit::request_of_slurm_job(job);
+    const auto decided = fabricfit::request_of_slurm_job(fabricfit::capi::facts_of(*facts));
     if (const auto* no = std::get_if<fabricfit::Decline>(&decided)) {
       copy_out(no->reason, reason, reason_len);
       return FF_EDECLINE;
     }
-    const auto& r = std::get<fabricfit::JobRequest>(decided);
-    *out = ff_request_t{};
-    out->min_nodes = static_cast<unsigned>(r.min_nodes);
-    out->max_nodes = static_cast<unsigned>(r.max_nodes);
-    out->gpus_per_node = static_cast<unsigned>(r.gpus_per_node);
-    out->total_gpus = static_cast<unsigned>(r.total_gpus);
-    out->exclusive = r.exclusive ? 1 : 0;
+    fabricfit::capi::fill_request(std::get<fabricfit::JobRequest>(decided), out);
+    // On the nodes it may get: a job that fits one node has no traffic between nodes.
+    out->pattern = ff_job_pattern(facts->comm_pattern, out->max_nodes, settings);
     return FF_OK;
   });
 }

@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <mutex>
 #include <new>
+#include <variant>
 #include <vector>
 
 #include "capi/c_edge.hpp"
 #include "capi/engine_state.hpp"
 #include "capi/fabricfit_api.h"
 #include "placement/comm_pattern.hpp"
+#include "placement/slurm/slurm_request.hpp"
 #include "placement/traffic_matrix.hpp"
 #include "placement/waiting/running_scan.hpp"
 
@@ -80,6 +82,27 @@ int ff_engine_running_add(ff_engine_t* engine, uint32_t job_id, const ff_request
     }
     return FF_OK;
   });
+}
+
+int ff_engine_running_count(ff_engine_t* engine, uint32_t job_id, const ff_job_facts_t* facts,
+                            const ff_settings_t* settings, const int* hosts, unsigned nhosts, char* err,
+                            size_t err_len) {
+  if (engine == nullptr || facts == nullptr || (hosts == nullptr && nhosts > 0)) {
+    copy_out("internal error: missing argument", err, err_len);
+    return FF_EINTERNAL;
+  }
+  ff_request_t request{};
+  request.pattern = ff_job_pattern(facts->comm_pattern, nhosts, settings);
+  const int rc = guarded(err, err_len, [&]() -> int {
+    const auto load = fabricfit::load_of_running_job(fabricfit::capi::facts_of(*facts), nhosts);
+    if (const auto* no = std::get_if<fabricfit::Decline>(&load)) {
+      copy_out(no->reason, err, err_len);
+      return FF_EDECLINE;
+    }
+    fabricfit::capi::fill_request(std::get<fabricfit::JobRequest>(load), &request);
+    return FF_OK;
+  });
+  return rc != FF_OK ? rc : ff_engine_running_add(engine, job_id, &request, hosts, nhosts, err, err_len);
 }
 
 unsigned ff_engine_running_jobs(ff_engine_t* engine, uint32_t* ids, unsigned max) {

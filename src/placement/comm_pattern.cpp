@@ -78,6 +78,24 @@ CommPattern parse_comm_pattern(std::string_view text) {
   throw PatternError(fmt::format("unknown pattern '{}' ({})", text, kExpected));
 }
 
+CommPattern make_comm_pattern(int kind, long long tp, long long pp, long long dp) {
+  switch (kind) {
+    case static_cast<int>(PatternKind::Ring): return {PatternKind::Ring};
+    case static_cast<int>(PatternKind::Tree): return {PatternKind::Tree};
+    case static_cast<int>(PatternKind::AllToAll): return {PatternKind::AllToAll};
+    case static_cast<int>(PatternKind::None): return {PatternKind::None};
+    case static_cast<int>(PatternKind::Parallel): break;
+    default: throw PatternError(fmt::format("unknown pattern kind {}", kind));
+  }
+  const auto size = [](std::string_view key, long long n) {
+    if (n < 1 || n > kMaxGroup)
+      throw PatternError(
+          fmt::format("{}={} is not a group size (a whole number from 1 to {})", key, n, kMaxGroup));
+    return static_cast<int>(n);
+  };
+  return {PatternKind::Parallel, size("tp", tp), size("pp", pp), size("dp", dp)};
+}
+
 CommPattern effective_pattern(const CommPattern* requested, unsigned max_nodes,
                               const CommPattern& site_default) {
   if (requested != nullptr) return *requested;

@@ -32,6 +32,10 @@ class PatternError : public std::invalid_argument {
 // once, an omitted key meaning 1). Throws PatternError with a message fit for users.
 [[nodiscard]] CommPattern parse_comm_pattern(std::string_view text);
 
+// A pattern from its parts, as a C caller carries it: checked as parse_comm_pattern checks
+// the text (a known kind; for Parallel, group sizes it would accept). Throws PatternError.
+[[nodiscard]] CommPattern make_comm_pattern(int kind, long long tp, long long pp, long long dp);
+
 // The pattern a job is placed and described by: what it asked for; otherwise, as a
 // single-node job has no inter-node traffic, `none` for one node and the site default
 // for more.

@@ -39,9 +39,9 @@ extern void ffg_fall_back(char *note, size_t note_len, char *reason, size_t reas
 		 quote ? "\"" : "");
 }
 
-extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, char *pattern,
-		       size_t pattern_len, unsigned *nchosen, char *note, size_t note_len,
-		       ff_request_t *out, char *reason, size_t reason_len)
+extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, unsigned *nchosen, char *note,
+		       size_t note_len, ff_request_t *out, bool *read, char *reason,
+		       size_t reason_len)
 {
 	ffg_node_map_t *map = &ctx->map;
 	ff_engine_t *engine = ctx->engine;
@@ -52,19 +52,19 @@ extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, char *pattern
 	int hosts, rc;
 
 	summary[0] = err[0] = '\0';
+	*read = false;
 	if (!engine) {
 		ffg_fall_back(note, note_len, reason, reason_len, true, ctx->engine_status);
 		return false;
 	}
 	_job_facts(topo_eval, &facts);
-	if ((rc = ff_job_request(&facts, &request, err, sizeof(err))) != FF_OK) {
+	rc = ff_job_request(&facts, &ctx->settings, &request, err, sizeof(err));
+	*out = request;
+	*read = rc == FF_OK;
+	if (rc != FF_OK) {
 		ffg_fall_back(note, note_len, reason, reason_len, rc != FF_EDECLINE, err);
 		return false;
 	}
-	ff_job_pattern(ffg_job_pattern(topo_eval->job_ptr), request.max_nodes, &ctx->settings,
-		       pattern, pattern_len);
-	request.pattern = pattern;
-	*out = request;
 	if (!ffg_map_current(ctx))
 		ffg_map_nodes(ctx);
 again:

@@ -19,12 +19,14 @@ extern void ffg_fall_back(char *note, size_t note_len, char *reason, size_t reas
 /*
  * Runs the placement engine over the nodes Slurm offers. Returns true with the chosen
  * hosts in ctx->map.host_chosen[0..*nchosen) when fabricfit places the job; `note` says
- * what happened either way, `reason` why it fell back, `out` what it placed. node_map is
- * left as it is.
+ * what happened either way, `reason` why it fell back, `out` what it placed. *read says
+ * whether fabricfit read a request it can place (out->pattern is then the job's pattern,
+ * whether or not it fits).
+ * node_map is left as it is.
  */
-extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, char *pattern,
-		       size_t pattern_len, unsigned *nchosen, char *note, size_t note_len,
-		       ff_request_t *out, char *reason, size_t reason_len);
+extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, unsigned *nchosen, char *note,
+		       size_t note_len, ff_request_t *out, bool *read, char *reason,
+		       size_t reason_len);
 
 #pragma GCC visibility pop
 

@@ -13,7 +13,7 @@
 
 #define SPANK_PATTERN_KEY "_SLURM_SPANK_OPTION_fabricfit_comm_pattern="
 
-extern const char *ffg_job_pattern(job_record_t *job_ptr)
+static const char *_job_pattern(job_record_t *job_ptr)
 {
 	size_t len = strlen(SPANK_PATTERN_KEY);
 
@@ -41,6 +41,7 @@ extern void ffg_job_facts(job_record_t *job_ptr, uint32_t min_nodes, uint32_t ma
 	facts->max_nodes = max_nodes;
 	facts->req_nodes = req_nodes;
 	facts->spread_job = (job_ptr->bit_flags & SPREAD_JOB) != 0;
+	facts->comm_pattern = _job_pattern(job_ptr);
 	if (!details)
 		return;
 	facts->num_tasks = details->num_tasks;

@@ -9,9 +9,10 @@
 
 #pragma GCC visibility push(hidden)
 
-/* The job's --comm-pattern as the SPANK plugin recorded it, or NULL (ff_job_pattern decides). */
-extern const char *ffg_job_pattern(job_record_t *job_ptr);
-/* What it asks for on a node count (ff_job_request decides what fabricfit places). */
+/*
+ * What a job asks for on a node count, its --comm-pattern as the SPANK plugin recorded it
+ * among them (ff_job_request decides what fabricfit places, and the job's pattern).
+ */
 extern void ffg_job_facts(job_record_t *job_ptr, uint32_t min_nodes, uint32_t max_nodes,
 			  uint32_t req_nodes, ff_job_facts_t *facts);
 /* Its time limit in seconds; 0 when it has none. */

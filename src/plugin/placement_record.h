@@ -33,7 +33,8 @@ typedef struct {
 	const int *free_gpus, *total_gpus; /* per fabric host, before the job */
 	unsigned host_count;
 	/* Slurm placed the job: */
-	const char *pattern, *reason;
+	const ff_pattern_t *pattern; /* NULL: not known */
+	const char *reason;
 } ffg_decision_t;
 
 #pragma GCC visibility push(hidden)

@@ -65,9 +65,9 @@ extern void ffg_note_free(note_t *n)
 	xfree(n->reason);
 	xfree(n->extra);
 	xfree(n->hosts);
-	xfree(n->pattern);
 	n->nhosts = 0;
-	n->counted = n->unplaced = false;
+	n->request = (ff_request_t){0};
+	n->counted = n->unplaced = n->pattern_known = false;
 }
 
 static bool _same_job(const note_t *n, job_record_t *job_ptr)
@@ -133,14 +133,14 @@ extern void ffg_record_note(ffg_ctx_t *ctx, job_record_t *job_ptr, ffg_decision_
 		n->generation = ctx->engine_generation;
 		n->hosts = _copy_ints(d->hosts, d->nhosts);
 		n->nhosts = d->nhosts;
-		n->gpus_per_node = d->request->gpus_per_node;
-		n->total_gpus = d->request->total_gpus;
-		n->pattern = xstrdup(d->request->pattern);
+		n->request = *d->request;
+		n->pattern_known = true;
 		n->free_gpus = _copy_ints(d->free_gpus, d->host_count);
 		n->total_gpus_of = _copy_ints(d->total_gpus, d->host_count);
 		n->host_count = d->host_count;
 	} else {
-		n->pattern = xstrdup(d->pattern);
+		if ((n->pattern_known = d->pattern != NULL))
+			n->request.pattern = *d->pattern;
 		n->reason = xstrdup(d->reason && d->reason[0] ? d->reason
 				    : d->request	      ? "a record needs hosts"
 							      : "unknown");
@@ -163,13 +163,11 @@ extern job_record_t *ffg_note_allocated_job(const note_t *n)
 
 extern void ffg_note_count_locked(ffg_ctx_t *ctx, const note_t *n, job_record_t *job_ptr)
 {
-	ff_request_t req = {
-	    .gpus_per_node = n->gpus_per_node, .total_gpus = n->total_gpus, .pattern = n->pattern};
 	char err[256] = "";
 
 	if (ctx->engine && ctx->engine_generation == n->generation &&
-	    ff_engine_running_add(ctx->engine, job_ptr->job_id, &req, n->hosts, n->nhosts, err,
-				  sizeof(err)) != FF_OK)
+	    ff_engine_running_add(ctx->engine, job_ptr->job_id, &n->request, n->hosts, n->nhosts,
+				  err, sizeof(err)) != FF_OK)
 		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s",
 		      job_ptr, err);
 }

@@ -21,8 +21,9 @@ typedef struct {
 	/* fabricfit's placement, in hosts of the engine of generation `generation` */
 	unsigned generation;
 	int *hosts;
-	unsigned nhosts, gpus_per_node, total_gpus;
-	char *pattern;
+	unsigned nhosts;
+	ff_request_t request; /* what it was placed for (GPUs, pattern) */
+	bool pattern_known;   /* Slurm placed it: request.pattern is known */
 	/* What the record is made from: the free and total GPUs per fabric host before the
 	 * job (fabricfit placed it), or the reason Slurm placed it (reason set). */
 	int *free_gpus, *total_gpus_of;

@@ -45,15 +45,12 @@ static void _settle(ffg_ctx_t *ctx, note_t *n)
 	if (n->record)
 		return;
 	if (!reason) {
-		ff_request_t req = {.gpus_per_node = n->gpus_per_node,
-				    .total_gpus = n->total_gpus,
-				    .pattern = n->pattern};
 		/* Not expected: a new engine settles the notes made with the old one first. */
 		if (!ctx->engine || ctx->engine_generation != n->generation)
 			reason = "the fabric snapshot changed before the record was made";
-		else if (ff_engine_job_record(ctx->engine, &req, n->hosts, n->nhosts, n->free_gpus,
-					      n->total_gpus_of, record, sizeof(record), err,
-					      sizeof(err)) == FF_OK) {
+		else if (ff_engine_job_record(ctx->engine, &n->request, n->hosts, n->nhosts,
+					      n->free_gpus, n->total_gpus_of, record,
+					      sizeof(record), err, sizeof(err)) == FF_OK) {
 			n->record = xstrdup(record);
 			return;
 		} else
@@ -64,7 +61,8 @@ static void _settle(ffg_ctx_t *ctx, note_t *n)
 		 */
 		n->unplaced = true;
 	}
-	if (ff_engine_record(NULL, NULL, NULL, 0, NULL, NULL, n->pattern, reason, record,
+	if (ff_engine_record(NULL, NULL, NULL, 0, NULL, NULL,
+			     n->pattern_known ? &n->request.pattern : NULL, reason, record,
 			     sizeof(record), err, sizeof(err)) == FF_OK)
 		n->record = xstrdup(record);
 	else

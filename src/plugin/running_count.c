@@ -60,8 +60,7 @@ static void _prune_running(ffg_ctx_t *ctx)
 static bool _count_running(ffg_ctx_t *ctx, job_record_t *job_ptr)
 {
 	ff_job_facts_t facts;
-	ff_request_t req = {0};
-	char pattern[FF_PATTERN_MAX] = "", err[256] = "";
+	char err[256] = "";
 	int *hosts = xcalloc(bit_set_count(job_ptr->node_bitmap), sizeof(int));
 	unsigned n = 0;
 	bool counted = false;
@@ -79,18 +78,9 @@ static bool _count_running(ffg_ctx_t *ctx, job_record_t *job_ptr)
 		hosts[n++] = h;
 	}
 	ffg_job_facts(job_ptr, n, n, n, &facts);
-	/* Shapes fabricfit leaves Slurm to place (-w, --contiguous, ...) still load the uplinks. */
-	facts.required_nodes = facts.contiguous = facts.spread_job = facts.exclusive_topo = 0;
-	if (ff_job_request(&facts, &req, err, sizeof(err)) != FF_OK) {
-		/* not a GPU job, or GPUs per socket or task in a shape not priced */
-		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s",
-		      job_ptr, err);
-		goto done;
-	}
-	ff_job_pattern(ffg_job_pattern(job_ptr), n, &ctx->settings, pattern, sizeof(pattern));
-	req.pattern = pattern;
-	if (!(counted = ff_engine_running_add(ctx->engine, job_ptr->job_id, &req, hosts, n, err,
-					      sizeof(err)) == FF_OK))
+	if (!(counted =
+		  ff_engine_running_count(ctx->engine, job_ptr->job_id, &facts, &ctx->settings,
+					  hosts, n, err, sizeof(err)) == FF_OK))
 		debug("fabricfit: Placement: %pJ is not counted among the running jobs: %s",
 		      job_ptr, err);
 done:

@@ -9,6 +9,7 @@
  * last_good=PATH (optional: where slurmstepd keeps the last good copy of it).
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@
 
 SPANK_PLUGIN(fabricfit, 1);
 
-static char pattern[FF_PATTERN_MAX] = ""; /* canonical, empty if not given */
+static ff_pattern_t asked; /* --comm-pattern, parsed once: when asked_given */
+static bool asked_given = false;
 static ff_settings_t settings;
 static ff_site_t *site = NULL; /* remote context only */
 
@@ -28,11 +30,12 @@ static int _comm_pattern_cb(int val, const char *optarg, int remote)
 {
 	char err[256] = "";
 
-	if (ff_pattern_check(optarg, pattern, sizeof(pattern), err, sizeof(err)) != FF_OK) {
-		pattern[0] = '\0';
+	asked_given = false;
+	if (ff_pattern_parse(optarg, &asked, err, sizeof(err)) != FF_OK) {
 		slurm_error("fabricfit: invalid --comm-pattern=%s: %s", optarg ? optarg : "", err);
 		return -1;
 	}
+	asked_given = true;
 	return 0;
 }
 
@@ -129,6 +132,7 @@ static void _set_lines(spank_t sp, char *lines)
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	uint32_t nnodes = 0;
+	ff_pattern_t effective;
 	char value[FF_PATTERN_MAX] = "";
 	char err[512] = "";
 	char nodes[8192] = "", gpus[32] = "";
@@ -138,11 +142,12 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 
 	if (spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS)
 		nnodes = 0;
-	if (ff_effective_pattern(pattern, nnodes, &settings, value, sizeof(value), err,
+	if (ff_effective_pattern(asked_given ? &asked : NULL, nnodes, &settings, &effective, err,
 				 sizeof(err)) != FF_OK) {
 		slurm_error("fabricfit: %s", err);
 		return 0;
 	}
+	ff_pattern_name(&effective, value, sizeof(value));
 	if (spank_setenv(sp, "FABRICFIT_PATTERN", value, 1) != ESPANK_SUCCESS)
 		slurm_error("fabricfit: cannot set FABRICFIT_PATTERN");
 
@@ -150,8 +155,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		return 0;
 	if (spank_getenv(sp, "SLURM_GPUS_ON_NODE", gpus, sizeof(gpus)) != ESPANK_SUCCESS)
 		gpus[0] = '\0';
-	if (ff_job_env(site, node, nodes, value, (unsigned)strtoul(gpus, NULL, 10), _job_getenv,
-		       &lookup, env, sizeof(env), notes, sizeof(notes), err,
+	if (ff_job_env(site, node, nodes, &effective, (unsigned)strtoul(gpus, NULL, 10),
+		       _job_getenv, &lookup, env, sizeof(env), notes, sizeof(notes), err,
 		       sizeof(err)) != FF_OK) {
 		/* The admin's problem (no snapshot, ...): the slurmd log, never the user. */
 		slurm_info("fabricfit: no NCCL settings for this step: %s", err);

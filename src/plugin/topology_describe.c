@@ -73,9 +73,10 @@ extern char *ffg_describe(ffg_ctx_t *ctx, char **fabric)
 {
 	const ff_settings_t *settings = &ctx->settings;
 	const int *host_total;
-	char *out = NULL, status[sizeof(ctx->engine_status)];
+	char *out = NULL, status[sizeof(ctx->engine_status)], pattern[FF_PATTERN_MAX];
 
 	*fabric = NULL;
+	ff_pattern_name(&settings->default_pattern, pattern, sizeof(pattern));
 	pthread_rwlock_rdlock(&ctx->engine_lock);
 	host_total = ctx->map.host_total;
 	/* What the snapshot watcher found since the last evaluation, if anything. */
@@ -85,8 +86,7 @@ extern char *ffg_describe(ffg_ctx_t *ctx, char **fabric)
 	xstrfmtcat(out, "Plugin=%s Version=\"%s\"\n", plugin_type, ff_version());
 	xstrfmtcat(out, "Config=%s Status=\"%s\" Using=%s\n",
 		   ctx->conf_path ? ctx->conf_path : "(none)", ctx->conf_status, settings->source);
-	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings->snapshot_file,
-		   settings->default_pattern);
+	xstrfmtcat(out, "SnapshotFile=%s DefaultPattern=%s\n", settings->snapshot_file, pattern);
 	xstrfmtcat(out,
 		   "LocalityWaitMax=%.0f LocalityWaitCommShare=%g LocalityWaitRouting=%s "
 		   "LocalityWaitEstimate=%s\n",

@@ -131,12 +131,13 @@ static bool _first_log(ffg_ctx_t *ctx, job_record_t *job_ptr)
 
 /* Every decision at debug level with DebugFlags=Placement (tests and trials too). */
 static void _log_decision(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bitstr_t *candidates,
-			  const char *pattern, int rc, const char *note)
+			  const ff_pattern_t *p, int rc, const char *note)
 {
-	char *cand, *chosen;
+	char *cand, *chosen, pattern[FF_PATTERN_MAX];
 
 	if (!(ctx->settings.debug_placement && get_log_level() >= LOG_LEVEL_DEBUG))
 		return;
+	ff_pattern_name(p, pattern, sizeof(pattern));
 	cand = bitmap2node_name(candidates);
 	chosen = rc == SLURM_SUCCESS ? bitmap2node_name(topo_eval->node_map) : xstrdup("(none)");
 	debug("fabricfit: Placement: eval_nodes %pJ pattern=%s candidates=%s chosen=%s rc=%d %s",
@@ -152,7 +153,7 @@ static void _log_decision(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bitstr_t *
  * evaluation made the allocation. Takes over *candidates.
  */
 static void _note_allocation(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bitstr_t **candidates,
-			     const ff_request_t *request, bool placed, const char *pattern,
+			     const ff_request_t *request, bool placed, const ff_pattern_t *pattern,
 			     const char *reason, const char *extra)
 {
 	ffg_decision_t decision = {.extra = extra, .pattern = pattern, .reason = reason};
@@ -212,16 +213,15 @@ static void _log_refusal(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 {
 	/* About 10 KB per evaluation: terminated, not zero-filled (the = "" of C). */
-	char pattern[FF_PATTERN_MAX], note[FF_PATH_MAX + 2048];
+	char note[FF_PATH_MAX + 2048];
 	char reason[FF_PATH_MAX + 1024], switches[1024];
 	ff_request_t request = {0};
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
 	unsigned nchosen = 0;
-	bool test_only = _test_only(topo_eval);
+	bool test_only = _test_only(topo_eval), read = false;
 	int rc;
 
-	snprintf(pattern, sizeof(pattern), "-");
 	note[0] = reason[0] = switches[0] = '\0';
 	ffg_refresh_engine(ctx);
 	ffg_record_count_started(ctx);
@@ -233,8 +233,8 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 		FREE_NULL_BITMAP(candidates);
 		return SLURM_ERROR;
 	}
-	if (ffg_choose(ctx, topo_eval, pattern, sizeof(pattern), &nchosen, note, sizeof(note),
-		       &request, reason, sizeof(reason))) {
+	if (ffg_choose(ctx, topo_eval, &nchosen, note, sizeof(note), &request, &read, reason,
+		       sizeof(reason))) {
 		bit_clear_all(topo_eval->node_map);
 		for (unsigned k = 0; k < nchosen; k++)
 			bit_set(topo_eval->node_map,
@@ -264,10 +264,10 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 			     sizeof(switches));
 		strncat(note, switches, sizeof(note) - strlen(note) - 1);
 	}
-	_log_decision(ctx, topo_eval, candidates, pattern, rc, note);
+	_log_decision(ctx, topo_eval, candidates, read ? &request.pattern : NULL, rc, note);
 	if (rc == SLURM_SUCCESS)
-		_note_allocation(ctx, topo_eval, &candidates, &request, !reason[0], pattern, reason,
-				 switches);
+		_note_allocation(ctx, topo_eval, &candidates, &request, !reason[0],
+				 read ? &request.pattern : NULL, reason, switches);
 	FREE_NULL_BITMAP(candidates);
 	ffg_eval_state_free(saved);
 	return rc;

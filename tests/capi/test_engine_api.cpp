@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "capi/fabricfit_api.h"
+#include "pattern_value.hpp"
 #include "topology/fabric_builder.hpp"
 #include "topology/generate/clos_generator.hpp"
 #include "topology/readers/ibnetdiscover_reader.hpp"
@@ -135,7 +136,7 @@ TEST_F(EngineApi, NamesEachHostsLeafGroupInRankOrder) {
 TEST_F(EngineApi, PlacesAJobInOneLeafGroupWhereFirstFitWouldSplitIt) {
   // gpu001-004 busy: first fit would take gpu005-012 over two leaves.
   for (const char* n : {"gpu001", "gpu002", "gpu003", "gpu004"}) free_[host(n)] = 0;
-  ff_request_t req{8, 8, 8, 0, 0, "alltoall"};
+  ff_request_t req{8, 8, 8, 0, 0, pattern_value("alltoall")};
   std::vector<int> chosen(hosts_);
   unsigned n = 0;
   char summary[512] = "", err[512] = "";
@@ -155,7 +156,7 @@ TEST_F(EngineApi, PlacesAJobInOneLeafGroupWhereFirstFitWouldSplitIt) {
 TEST_F(EngineApi, OnlyAllowedHostsAreChosenAndNoFitIsNotAnError) {
   std::fill(allowed_.begin(), allowed_.end(), 0);
   for (const char* n : {"gpu010", "gpu020"}) allowed_[host(n)] = 1;
-  ff_request_t req{2, 2, 8, 0, 0, "ring"};
+  ff_request_t req{2, 2, 8, 0, 0, pattern_value("ring")};
   std::vector<int> chosen(hosts_);
   unsigned n = 0;
   char summary[512] = "", err[512] = "";
@@ -164,15 +165,15 @@ TEST_F(EngineApi, OnlyAllowedHostsAreChosenAndNoFitIsNotAnError) {
             FF_OK);
   EXPECT_EQ(std::set<int>(chosen.begin(), chosen.begin() + n),
             (std::set<int>{host("gpu010"), host("gpu020")}));
-  ff_request_t three{3, 3, 8, 0, 0, "ring"};
+  ff_request_t three{3, 3, 8, 0, 0, pattern_value("ring")};
   EXPECT_EQ(ff_engine_place(engine_, &three, allowed_.data(), free_.data(), total_.data(), chosen.data(), &n,
                             summary, sizeof summary, err, sizeof err),
             FF_ENOFIT);
-  ff_request_t bad{2, 2, 8, 0, 0, "rings"};
+  ff_request_t bad{2, 2, 8, 0, 0, ff_pattern_t{.kind = 42, .tp = 1, .pp = 1, .dp = 1}};
   EXPECT_EQ(ff_engine_place(engine_, &bad, allowed_.data(), free_.data(), total_.data(), chosen.data(), &n,
                             summary, sizeof summary, err, sizeof err),
             FF_EINVAL);
-  EXPECT_NE(std::string(err).find("unknown pattern"), std::string::npos);
+  EXPECT_NE(std::string(err).find("unknown pattern kind 42"), std::string::npos) << err;
 }
 
 TEST_F(EngineApi, FragmentationCountsStrandedGpus) {
@@ -215,7 +216,7 @@ TEST(EngineApiWait, LocalityWaitRoutingPricesRunningJobsAgain) {
   ASSERT_EQ(n, 8);
   const auto h = [&](const char* name) { return generated.host(name); };
   char err[512] = "";
-  ff_request_t req{2, 2, 8, 16, 0, "ring"};
+  ff_request_t req{2, 2, 8, 16, 0, pattern_value("ring")};
   const int running[] = {h("gpu001"), h("gpu005")};
   ASSERT_EQ(ff_engine_running_add(engine, 41, &req, running, 2, err, sizeof err), FF_OK) << err;
 
@@ -266,7 +267,7 @@ TEST(EngineApiPlace, SplitJobIsPlacedOffTheCablesARunningJobFills) {
   std::vector<int> free_gpus(n, 0), total(n, 8), chosen(n);
   for (const char* name : {"gpu001", "gpu005", "gpu010"}) free_gpus[h(name)] = 8;
   std::vector<unsigned char> allowed(n, 1);
-  ff_request_t ring{2, 2, 8, 0, 0, "ring"};
+  ff_request_t ring{2, 2, 8, 0, 0, pattern_value("ring")};
   // place ROUTING: the chosen hosts' names and the summary's uplink_share word ("" if none).
   const auto place = [&](int static_routing) {
     EXPECT_EQ(ff_engine_use_routing(engine, static_routing, err, sizeof err), FF_OK) << err;
@@ -312,7 +313,7 @@ TEST(EngineApiRunning, PruneForgetsEndedJobsAndScansCountOncePerEngine) {
   ASSERT_NE(engine, nullptr);
   const auto h = [&](const char* name) { return generated.host(name); };
   char err[512] = "";
-  ff_request_t req{2, 2, 8, 0, 0, "ring"};
+  ff_request_t req{2, 2, 8, 0, 0, pattern_value("ring")};
   const int split_a[] = {h("gpu001"), h("gpu005")}, split_b[] = {h("gpu002"), h("gpu006")};
   ASSERT_EQ(ff_engine_running_add(engine, 41, &req, split_a, 2, err, sizeof err), FF_OK) << err;
   ASSERT_EQ(ff_engine_running_add(engine, 42, &req, split_b, 2, err, sizeof err), FF_OK) << err;
@@ -341,6 +342,51 @@ TEST(EngineApiRunning, PruneForgetsEndedJobsAndScansCountOncePerEngine) {
   ASSERT_EQ(ff_running_scan_finish(scan, engine, &fresh, &running, err, sizeof err), FF_OK) << err;
   EXPECT_EQ(fresh, 0);
   ff_running_scan_free(scan);
+}
+
+// Which running jobs load the uplinks (ff_engine_running_count): whatever placed them,
+// a GPU job on two leaf groups counts, with the pattern it asked for or the site default;
+// a job without GPUs, or one in one leaf group, loads none.
+TEST(EngineApiRunning, RunningJobsCountByWhatTheyLoadNotByWhoPlacedThem) {
+  const GeneratedEngine generated(clos(2, 4, 2), "count");
+  ff_engine_t* engine = generated.engine;
+  ASSERT_NE(engine, nullptr);
+  const auto h = [&](const char* name) { return generated.host(name); };
+  ff_settings_t settings{};
+  settings.default_pattern = pattern_value("alltoall");
+  char err[512] = "";
+  const auto held = [&] {
+    std::vector<std::uint32_t> ids(8);
+    ids.resize(ff_engine_running_jobs(engine, ids.data(), 8));
+    return std::set<std::uint32_t>(ids.begin(), ids.end());
+  };
+  const int split[] = {h("gpu001"), h("gpu005")}, one_group[] = {h("gpu002"), h("gpu003")};
+
+  ff_job_facts_t pinned{};  // sbatch -w gpu001,gpu005 --gpus-per-node=8: Slurm placed it
+  pinned.tres_per_node = "gres/gpu:8";
+  pinned.required_nodes = pinned.contiguous = 1;
+  ASSERT_EQ(ff_engine_running_count(engine, 51, &pinned, &settings, split, 2, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(held(), (std::set<std::uint32_t>{51})) << "-w and --contiguous jobs load the uplinks too";
+
+  ff_job_facts_t cpus_only{};
+  EXPECT_EQ(ff_engine_running_count(engine, 52, &cpus_only, &settings, split, 2, err, sizeof err),
+            FF_EDECLINE);
+  EXPECT_STREQ(err, "no-gpus");
+  ff_job_facts_t in_one_group = pinned;
+  EXPECT_EQ(ff_engine_running_count(engine, 53, &in_one_group, &settings, one_group, 2, err, sizeof err),
+            FF_OK);
+  EXPECT_EQ(held(), (std::set<std::uint32_t>{51})) << "a job in one leaf group is not kept";
+
+  // The pattern changes what a job loads: `none` (asked for) sends nothing between nodes.
+  ff_job_facts_t silent = pinned;
+  silent.comm_pattern = "none";
+  ASSERT_EQ(ff_engine_running_count(engine, 51, &silent, &settings, split, 2, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(held(), (std::set<std::uint32_t>{})) << "counted again as `none`: it loads no uplink";
+  silent.comm_pattern = "rings";  // a record from elsewhere: placed, priced and counted as a ring
+  ASSERT_EQ(ff_engine_running_count(engine, 51, &silent, &settings, split, 2, err, sizeof err), FF_OK) << err;
+  EXPECT_EQ(held(), (std::set<std::uint32_t>{51}));
+  EXPECT_EQ(ff_engine_running_count(nullptr, 51, &silent, &settings, split, 2, err, sizeof err),
+            FF_EINTERNAL);
 }
 
 // The locality waits through the C edge: the callbacks read the queue and receive the

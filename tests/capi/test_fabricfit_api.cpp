@@ -10,22 +10,50 @@
 #include <string>
 
 #include "capi/fabricfit_api.h"
+#include "pattern_value.hpp"
 
-TEST(FabricfitApi, PatternCheckGivesCanonicalSpellingOrMessage) {
-  char canon[FF_PATTERN_MAX] = "";
+TEST(FabricfitApi, PatternParsesToAValueOrAMessage) {
+  ff_pattern_t p{};
   char err[256] = "";
-  EXPECT_EQ(ff_pattern_check("pp=2,tp=4", canon, sizeof canon, err, sizeof err), FF_OK);
-  EXPECT_STREQ(canon, "tp=4,pp=2,dp=1");
-  EXPECT_EQ(ff_pattern_check("allreduce", canon, sizeof canon, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(ff_pattern_parse("pp=2,tp=4", &p, err, sizeof err), FF_OK);
+  EXPECT_EQ(p.kind, FF_PATTERN_PARALLEL);
+  EXPECT_EQ(p.tp, 4U);
+  EXPECT_EQ(p.pp, 2U);
+  EXPECT_EQ(p.dp, 1U);
+  EXPECT_EQ(pattern_name(p), "tp=4,pp=2,dp=1");
+  EXPECT_EQ(ff_pattern_parse("alltoall", &p, err, sizeof err), FF_OK);
+  EXPECT_EQ(p.kind, FF_PATTERN_ALLTOALL);
+  EXPECT_EQ(pattern_name(p), "alltoall");
+  EXPECT_EQ(ff_pattern_parse("allreduce", &p, err, sizeof err), FF_EINVAL);
   EXPECT_NE(std::string(err).find("unknown pattern 'allreduce'"), std::string::npos);
-  EXPECT_EQ(ff_pattern_check(nullptr, canon, sizeof canon, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(ff_pattern_parse(nullptr, &p, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(ff_pattern_parse("ring", nullptr, err, sizeof err), FF_EINTERNAL);
+  char name[FF_PATTERN_MAX] = "";
+  ff_pattern_name(nullptr, name, sizeof name);
+  EXPECT_STREQ(name, "-") << "a pattern not known";
+}
+
+// A zeroed value is ring; a value the core does not know is refused where it is used,
+// never read as some other pattern.
+TEST(FabricfitApi, PatternValuesAreCheckedWhereUsed) {
+  EXPECT_EQ(pattern_name(ff_pattern_t{}), "ring");
+  ff_settings_t s;
+  char err[256] = "";
+  ASSERT_EQ(ff_settings_load(nullptr, nullptr, &s, err, sizeof err), FF_OK);
+  ff_pattern_t out{};
+  const ff_pattern_t unknown{.kind = 42, .tp = 1, .pp = 1, .dp = 1};
+  EXPECT_EQ(ff_effective_pattern(&unknown, 4, &s, &out, err, sizeof err), FF_EINVAL);
+  EXPECT_NE(std::string(err).find("unknown pattern kind 42"), std::string::npos) << err;
+  const ff_pattern_t no_groups{.kind = FF_PATTERN_PARALLEL, .tp = 0, .pp = 1, .dp = 1};
+  EXPECT_EQ(ff_effective_pattern(&no_groups, 4, &s, &out, err, sizeof err), FF_EINVAL);
+  EXPECT_NE(std::string(err).find("tp=0 is not a group size"), std::string::npos) << err;
 }
 
 TEST(FabricfitApi, MessagesAreTruncatedNotOverflowed) {
-  char canon[8] = "";
+  ff_pattern_t p{};
   char err[16];
   std::memset(err, 'z', sizeof err);
-  EXPECT_EQ(ff_pattern_check("tp=1,pp=1,bogus=3", canon, sizeof canon, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(ff_pattern_parse("tp=1,pp=1,bogus=3", &p, err, sizeof err), FF_EINVAL);
   EXPECT_EQ(std::strlen(err), sizeof err - 1);
 }
 
@@ -36,12 +64,12 @@ TEST(FabricfitApi, BadSettingsFileKeepsDefaults) {
   ff_settings_t s;
   char err[512] = "";
   EXPECT_EQ(ff_settings_load(path.c_str(), nullptr, &s, err, sizeof err), FF_EINVAL);
-  EXPECT_STREQ(s.default_pattern, "ring") << "a half-read file must not replace the defaults";
+  EXPECT_EQ(pattern_name(s.default_pattern), "ring") << "a half-read file must not replace the defaults";
   EXPECT_NE(std::string(err).find(":3: unknown key 'NoSuchKey'"), std::string::npos);
 
   std::ofstream(path) << "DefaultPattern=alltoall\n";
   EXPECT_EQ(ff_settings_load(path.c_str(), nullptr, &s, err, sizeof err), FF_OK);
-  EXPECT_STREQ(s.default_pattern, "alltoall");
+  EXPECT_EQ(pattern_name(s.default_pattern), "alltoall");
   std::filesystem::remove(path);
 }
 
@@ -49,14 +77,19 @@ TEST(FabricfitApi, EffectivePattern) {
   ff_settings_t s;
   char err[256] = "";
   ASSERT_EQ(ff_settings_load(nullptr, nullptr, &s, err, sizeof err), FF_OK);
-  char out[FF_PATTERN_MAX] = "";
-  EXPECT_EQ(ff_effective_pattern("dp=2,tp=4", 8, &s, out, sizeof out, err, sizeof err), FF_OK);
-  EXPECT_STREQ(out, "tp=4,pp=1,dp=2");
-  EXPECT_EQ(ff_effective_pattern(nullptr, 1, &s, out, sizeof out, err, sizeof err), FF_OK);
-  EXPECT_STREQ(out, "none");
-  EXPECT_EQ(ff_effective_pattern("", 3, &s, out, sizeof out, err, sizeof err), FF_OK);
-  EXPECT_STREQ(out, "ring");
-  EXPECT_EQ(ff_effective_pattern("rings", 3, &s, out, sizeof out, err, sizeof err), FF_EINVAL);
+  ff_pattern_t out{};
+  const ff_pattern_t asked = pattern_value("dp=2,tp=4");
+  EXPECT_EQ(ff_effective_pattern(&asked, 8, &s, &out, err, sizeof err), FF_OK);
+  EXPECT_EQ(pattern_name(out), "tp=4,pp=1,dp=2");
+  EXPECT_EQ(ff_effective_pattern(&asked, 1, &s, &out, err, sizeof err), FF_OK);
+  EXPECT_EQ(pattern_name(out), "tp=4,pp=1,dp=2") << "what the user asked for, even on one node";
+  EXPECT_EQ(ff_effective_pattern(nullptr, 1, &s, &out, err, sizeof err), FF_OK);
+  EXPECT_EQ(pattern_name(out), "none");
+  s.default_pattern = pattern_value("tree");
+  EXPECT_EQ(ff_effective_pattern(nullptr, 3, &s, &out, err, sizeof err), FF_OK);
+  EXPECT_EQ(pattern_name(out), "tree");
+  EXPECT_EQ(ff_effective_pattern(nullptr, 3, nullptr, &out, err, sizeof err), FF_OK);
+  EXPECT_EQ(pattern_name(out), "ring") << "no settings: ring";
 }
 
 // The pattern slurmctld places and counts a job with: the effective one, and `ring` for a
@@ -65,16 +98,15 @@ TEST(FabricfitApi, JobPatternNeverFails) {
   ff_settings_t s;
   char err[256] = "";
   ASSERT_EQ(ff_settings_load(nullptr, nullptr, &s, err, sizeof err), FF_OK);
-  snprintf(s.default_pattern, sizeof s.default_pattern, "alltoall");
-  char out[FF_PATTERN_MAX] = "x";
-  ff_job_pattern("rings", 3, &s, out, sizeof out);
-  EXPECT_STREQ(out, "ring") << "a bad request is placed as a ring, not the site default";
-  ff_job_pattern(nullptr, 3, &s, out, sizeof out);
-  EXPECT_STREQ(out, "alltoall");
-  ff_job_pattern("tree", 1, &s, out, sizeof out);
-  EXPECT_STREQ(out, "tree");
-  ff_job_pattern(nullptr, 1, &s, out, sizeof out);
-  EXPECT_STREQ(out, "none");
+  s.default_pattern = pattern_value("alltoall");
+  EXPECT_EQ(pattern_name(ff_job_pattern("rings", 3, &s)), "ring")
+      << "a bad request is placed as a ring, not the site default";
+  EXPECT_EQ(pattern_name(ff_job_pattern(nullptr, 3, &s)), "alltoall");
+  EXPECT_EQ(pattern_name(ff_job_pattern("", 3, &s)), "alltoall") << "empty: none given";
+  EXPECT_EQ(pattern_name(ff_job_pattern("tree", 1, &s)), "tree");
+  EXPECT_EQ(pattern_name(ff_job_pattern(nullptr, 1, &s)), "none");
+  s.default_pattern.kind = 42;  // settings no reader made: the job is still placed, as a ring
+  EXPECT_EQ(pattern_name(ff_job_pattern(nullptr, 3, &s)), "ring");
 }
 
 // What slurmctld's locality wait gets through the C edge: the limit unless the site asks

@@ -4,6 +4,7 @@
 #include "placement/comm_pattern.hpp"
 
 using fabricfit::CommPattern;
+using fabricfit::make_comm_pattern;
 using fabricfit::parse_comm_pattern;
 using fabricfit::PatternError;
 using fabricfit::PatternKind;
@@ -59,4 +60,20 @@ TEST(CommPattern, EffectivePatternPrefersTheRequestThenNodeCount) {
   EXPECT_EQ(fabricfit::effective_pattern(nullptr, 1, site_default).kind, PatternKind::None);
   EXPECT_EQ(fabricfit::effective_pattern(nullptr, 4, site_default), site_default);
   EXPECT_EQ(fabricfit::effective_pattern(nullptr, 0, site_default), site_default) << "unknown size";
+}
+
+// A pattern carried as parts (the C edge's value) is checked as its text would be: every
+// value parse_comm_pattern makes comes back the same; anything else is refused.
+TEST(CommPattern, PartsAreCheckedAsTheTextIs) {
+  for (const char* text : {"ring", "tree", "alltoall", "none", "tp=4,pp=2,dp=8", "tp=1048576"}) {
+    const CommPattern p = parse_comm_pattern(text);
+    EXPECT_EQ(make_comm_pattern(static_cast<int>(p.kind), p.tp, p.pp, p.dp), p) << text;
+  }
+  EXPECT_EQ(make_comm_pattern(static_cast<int>(PatternKind::Tree), 0, 0, 0).kind, PatternKind::Tree)
+      << "sizes are read only for tp/pp/dp";
+  EXPECT_THROW((void)make_comm_pattern(-1, 1, 1, 1), PatternError);
+  EXPECT_THROW((void)make_comm_pattern(5, 1, 1, 1), PatternError);
+  EXPECT_THROW((void)make_comm_pattern(static_cast<int>(PatternKind::Parallel), 2, 0, 1), PatternError);
+  EXPECT_THROW((void)make_comm_pattern(static_cast<int>(PatternKind::Parallel), 1, 1, (1 << 20) + 1),
+               PatternError);
 }

@@ -63,6 +63,23 @@ std::variant<JobRequest, Decline> request_of_slurm_job(const SlurmJobFacts& job)
   return r;
 }
 
+std::variant<JobRequest, Decline> load_of_running_job(SlurmJobFacts job, unsigned nodes) {
+  job.required_nodes = job.contiguous = job.spread_job = job.exclusive_topo = false;
+  job.min_nodes = job.max_nodes = job.req_nodes = nodes;
+  return request_of_slurm_job(job);
+}
+
+CommPattern job_pattern(std::string_view requested, unsigned max_nodes,
+                        const CommPattern& site_default) noexcept {
+  try {
+    if (requested.empty()) return effective_pattern(nullptr, max_nodes, site_default);
+    const CommPattern asked = parse_comm_pattern(requested);
+    return effective_pattern(&asked, max_nodes, site_default);
+  } catch (...) {  // a bad text, or memory for its message
+    return CommPattern{};
+  }
+}
+
 bool switches_allow(unsigned switches, unsigned leaf_groups, long waited_s, long wait_limit_s) {
   if (switches == 0 || leaf_groups <= switches) return true;
   return waited_s >= wait_limit_s;

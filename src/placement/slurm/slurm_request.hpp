@@ -8,8 +8,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
+#include "placement/comm_pattern.hpp"
 #include "placement/job_request.hpp"
 
 namespace fabricfit {
@@ -38,6 +40,19 @@ struct Decline {
 
 // The request fabricfit places for a job, or why it does not.
 [[nodiscard]] std::variant<JobRequest, Decline> request_of_slurm_job(const SlurmJobFacts& job);
+
+// What a running job on `nodes` nodes loads the uplinks with: what it asked for on the
+// nodes it got, whatever placed it. The shapes fabricfit leaves to Slurm's selection (-w,
+// --contiguous, --spread-job, --exclusive=topo) still carry traffic, so they count; a job
+// without GPUs, or with GPUs per socket (a layout fabricfit cannot see), does not.
+[[nodiscard]] std::variant<JobRequest, Decline> load_of_running_job(SlurmJobFacts job, unsigned nodes);
+
+// The pattern slurmctld places, prices and records a job with: its --comm-pattern as the
+// SPANK plugin recorded it (`requested`, empty for none) by effective_pattern's rule, or
+// `ring` when that text does not parse (the SPANK plugin refuses such a value, but a job
+// record from elsewhere may hold one, and a job is never refused for it here).
+[[nodiscard]] CommPattern job_pattern(std::string_view requested, unsigned max_nodes,
+                                      const CommPattern& site_default) noexcept;
 
 // --switches=N@T: whether a placement that spans `leaf_groups` leaf groups may start now.
 // It may when it uses at most N, when the job has waited its T (Slurm's wait4switch) or

@@ -20,6 +20,9 @@ using namespace fabricfit;
 
 namespace {
 
+constexpr ff_pattern_t ring{FF_PATTERN_RING, 1, 1, 1};
+constexpr ff_pattern_t tree{FF_PATTERN_TREE, 1, 1, 1};
+
 // 3 leaf groups of 4 hosts, 2 spines, 2:1 oversubscribed leaves.
 Fabric fabric() {
   ClosSpec spec;
@@ -142,19 +145,24 @@ TEST(ReportApi, RecordAndTopologyThroughTheCEdge) {
   const int hosts[] = {ff_engine_host(engine, "gpu001"), ff_engine_host(engine, "gpu002")};
   const int gpus[] = {8, 8};
   char out[8192];
-  ASSERT_EQ(ff_engine_record(engine, hosts, gpus, 2, free.data(), total.data(), "ring", nullptr, out,
+  ASSERT_EQ(ff_engine_record(engine, hosts, gpus, 2, free.data(), total.data(), &ring, nullptr, out,
                              sizeof out, err, sizeof err),
             FF_OK)
       << err;
   EXPECT_TRUE(std::string(out).starts_with("fabricfit placement=fabricfit leaf_groups=1 ")) << out;
   EXPECT_NE(std::string(out).find(" unusable_gpus="), std::string::npos) << out;
-  ASSERT_EQ(ff_engine_record(engine, nullptr, nullptr, 0, nullptr, nullptr, "ring", "no-fit", out, sizeof out,
+  ASSERT_EQ(ff_engine_record(engine, nullptr, nullptr, 0, nullptr, nullptr, &ring, "no-fit", out, sizeof out,
                              err, sizeof err),
             FF_OK);
   EXPECT_STREQ(out, "fabricfit placement=slurm reason=no-fit pattern=ring");
-  EXPECT_EQ(ff_engine_record(engine, nullptr, nullptr, 0, nullptr, nullptr, "ring", nullptr, out, sizeof out,
+  EXPECT_EQ(ff_engine_record(engine, nullptr, nullptr, 0, nullptr, nullptr, &ring, nullptr, out, sizeof out,
                              err, sizeof err),
             FF_EINVAL);
+  EXPECT_EQ(ff_engine_record(engine, hosts, gpus, 2, free.data(), total.data(), nullptr, nullptr, out,
+                             sizeof out, err, sizeof err),
+            FF_EINVAL)
+      << "fabricfit's placement is recorded with its pattern";
+  EXPECT_NE(std::string(err).find("needs its pattern"), std::string::npos) << err;
   ASSERT_EQ(
       ff_engine_topology(engine, free.data(), total.data(), "gpu[005-006]", out, sizeof out, err, sizeof err),
       FF_OK)
@@ -184,13 +192,13 @@ TEST(ReportApi, AJobsRecordOrdersItsHostsAndSpreadsItsGpus) {
   ff_request_t request{};
   request.min_nodes = 2;
   request.gpus_per_node = 8;
-  request.pattern = "ring";
+  request.pattern = ring;
   ASSERT_EQ(ff_engine_job_record(engine, &request, given, 2, free.data(), total.data(), out, sizeof out, err,
                                  sizeof err),
             FF_OK)
       << err;
   const int eight[] = {8, 8};
-  ASSERT_EQ(ff_engine_record(engine, ranked, eight, 2, free.data(), total.data(), "ring", nullptr, direct,
+  ASSERT_EQ(ff_engine_record(engine, ranked, eight, 2, free.data(), total.data(), &ring, nullptr, direct,
                              sizeof direct, err, sizeof err),
             FF_OK);
   EXPECT_STREQ(out, direct);
@@ -203,7 +211,7 @@ TEST(ReportApi, AJobsRecordOrdersItsHostsAndSpreadsItsGpus) {
                                  sizeof err),
             FF_OK);
   const int spread[] = {8, 2};
-  ASSERT_EQ(ff_engine_record(engine, ranked, spread, 2, free.data(), total.data(), "ring", nullptr, direct,
+  ASSERT_EQ(ff_engine_record(engine, ranked, spread, 2, free.data(), total.data(), &ring, nullptr, direct,
                              sizeof direct, err, sizeof err),
             FF_OK);
   EXPECT_STREQ(out, direct);
@@ -213,16 +221,16 @@ TEST(ReportApi, AJobsRecordOrdersItsHostsAndSpreadsItsGpus) {
 
 TEST(ReportApi, AFallbackRecordNeedsNoEngineAndLeavesAnUnknownPatternOut) {
   char out[256], err[128];
-  ASSERT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, "-", "no snapshot at /x", out,
-                             sizeof out, err, sizeof err),
+  ASSERT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, nullptr, "no snapshot at /x",
+                             out, sizeof out, err, sizeof err),
             FF_OK)
       << err;
   EXPECT_STREQ(out, "fabricfit placement=slurm reason=no_snapshot_at_/x");
-  ASSERT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, "tree", "no-fit", out,
-                             sizeof out, err, sizeof err),
+  ASSERT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, &tree, "no-fit", out, sizeof out,
+                             err, sizeof err),
             FF_OK);
   EXPECT_STREQ(out, "fabricfit placement=slurm reason=no-fit pattern=tree");
-  EXPECT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, "ring", nullptr, out, sizeof out,
+  EXPECT_EQ(ff_engine_record(nullptr, nullptr, nullptr, 0, nullptr, nullptr, &ring, nullptr, out, sizeof out,
                              err, sizeof err),
             FF_EINTERNAL);
 }

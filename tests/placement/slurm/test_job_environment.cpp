@@ -218,8 +218,9 @@ TEST(JobEnvApi, LinesFromTheSnapshotTheConfigNames) {
   ASSERT_EQ(ff_site_load((dir.path / "fabricfit.conf").c_str(), nullptr, &site, err, sizeof err), FF_OK)
       << err;
   std::map<std::string, std::string> user{{"NCCL_SOCKET_IFNAME", "lo"}};
+  const ff_pattern_t alltoall{FF_PATTERN_ALLTOALL, 1, 1, 1}, ring{FF_PATTERN_RING, 1, 1, 1};
   char out[4096], notes[512];
-  ASSERT_EQ(ff_job_env(site, "gpu002", "gpu[001-002,005]", "alltoall", 8, user_env, &user, out, sizeof out,
+  ASSERT_EQ(ff_job_env(site, "gpu002", "gpu[001-002,005]", &alltoall, 8, user_env, &user, out, sizeof out,
                        notes, sizeof notes, err, sizeof err),
             FF_OK)
       << err;
@@ -239,7 +240,7 @@ TEST(JobEnvApi, LinesFromTheSnapshotTheConfigNames) {
   ff_settings_t s;
   ff_site_settings(site, &s);
   EXPECT_STREQ(s.source, "defaults");
-  EXPECT_EQ(ff_job_env(site, "gpu002", "gpu[001-002]", "ring", 8, user_env, &user, out, sizeof out, notes,
+  EXPECT_EQ(ff_job_env(site, "gpu002", "gpu[001-002]", &ring, 8, user_env, &user, out, sizeof out, notes,
                        sizeof notes, err, sizeof err),
             FF_EINVAL);  // the default snapshot path does not exist here
   ff_site_free(site);

@@ -21,7 +21,7 @@ struct Decided {
 Decided decide(const ff_job_facts_t& facts) {
   Decided d{};
   char reason[128] = "";
-  d.rc = ff_job_request(&facts, &d.request, reason, sizeof reason);
+  d.rc = ff_job_request(&facts, nullptr, &d.request, reason, sizeof reason);
   d.reason = reason;
   return d;
 }
@@ -139,6 +139,32 @@ TEST(SlurmRequest, ShapesFabricfitDoesNotChooseGoToSlurmWithAReason) {
     EXPECT_EQ(d.rc, FF_EDECLINE) << c.reason;
     EXPECT_EQ(d.reason, c.reason);
   }
+}
+
+// The request carries the job's pattern, read once from its record: what it asked for, else
+// `none` when the request fits one node, else the site default; `ring` for a recorded
+// value that does not parse.
+TEST(SlurmRequest, TheRequestCarriesTheJobsPattern) {
+  ff_settings_t site{};
+  site.default_pattern.kind = FF_PATTERN_TREE;
+  char reason[128] = "";
+  ff_request_t r{};
+  auto f = gpus_job("gres/gpu:16");
+  ASSERT_EQ(ff_job_request(&f, &site, &r, reason, sizeof reason), FF_OK) << reason;
+  EXPECT_EQ(r.pattern.kind, FF_PATTERN_TREE) << "none asked for: the site default";
+  f.comm_pattern = "tp=8,dp=2";
+  ASSERT_EQ(ff_job_request(&f, &site, &r, reason, sizeof reason), FF_OK) << reason;
+  EXPECT_EQ(r.pattern.kind, FF_PATTERN_PARALLEL);
+  EXPECT_EQ(r.pattern.tp, 8U);
+  EXPECT_EQ(r.pattern.dp, 2U);
+  f.comm_pattern = "allreduce";
+  ASSERT_EQ(ff_job_request(&f, &site, &r, reason, sizeof reason), FF_OK) << reason;
+  EXPECT_EQ(r.pattern.kind, FF_PATTERN_RING) << "a bad recorded value: placed as a ring";
+  // --gpus=1 with no -N: the evaluation allows many nodes, the request one.
+  auto one = gpus_job("gres/gpu:1");
+  ASSERT_EQ(ff_job_request(&one, &site, &r, reason, sizeof reason), FF_OK) << reason;
+  EXPECT_EQ(r.max_nodes, 1U);
+  EXPECT_EQ(r.pattern.kind, FF_PATTERN_NONE) << "a job on one node has no traffic between nodes";
 }
 
 TEST(SlurmRequest, SwitchesLimitLeafGroupsUntilTheWaitIsOver) {
