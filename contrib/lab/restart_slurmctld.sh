@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# shellcheck source-path=SCRIPTDIR
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# contrib/lab/restart_slurmctld.sh: `lab.sh restart-slurmctld`: slurmctld stopped (or killed)
+# and started again from its saved state (no -c). It starts slurmctld the way up does, so it
+# sources up_daemons.sh for that rather than keeping a second copy.
+
+# shellcheck source=up_daemons.sh
+. "$LAB_LIB/up_daemons.sh"
+
+# Stops slurmctld with SIGTERM (it saves jobs and nodes in StateSaveLocation) and starts
+# it again without -c, so it recovers that state: what a site's controller restart does.
+cmd_restart_slurmctld() {
+  [ -e "$MARKER" ] && load_lab_env || die "no lab in $LAB_DIR"
+  case $SIGNAL in TERM|KILL) ;; *) die "--signal must be TERM or KILL" ;; esac
+  lock_lab
+  local pid
+  pid=$(lab_pids | awk '$1 == "slurmctld" { print $2; exit }')
+  if [ -n "$pid" ]; then
+    signal_and_wait "$SIGNAL" 30 "$pid" || die "slurmctld (pid $pid) did not exit after SIG$SIGNAL"
+  else
+    log "slurmctld was not running (crashed?): starting it"
+  fi
+  # Its pid file outlives a SIGKILL: a stale one must not stand for the new process.
+  rm -f "$RUN/slurmctld.pid"
+  uts_prefix
+  start_slurmctld
+}
