@@ -22,8 +22,9 @@ cmd_restart_slurmctld() {
   else
     log "slurmctld was not running (crashed?): starting it"
   fi
-  # Its pid file outlives a SIGKILL: a stale one must not stand for the new process.
-  rm -f "$RUN/slurmctld.pid"
+  # Its pid files outlive a SIGKILL (and spawn's outlives any stop): a stale one must not
+  # stand for the new process, or the wait for it reads the old PID and reports it dead.
+  rm -f "$RUN/slurmctld.pid" "$RUN/spawn/slurmctld.pid"
   uts_prefix
   start_slurmctld
 }
