@@ -12,10 +12,8 @@
 #include <vector>
 
 #include "capi/fabricfit_api.h"
+#include "generated_fabric.hpp"
 #include "pattern_value.hpp"
-#include "topology/fabric_builder.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
 #include "topology/snapshot.hpp"
 
 namespace fs = std::filesystem;
@@ -28,8 +26,7 @@ class EngineApi : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("ff-engine-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     fabricfit::ClosSpec spec;  // 4 leaf groups of 8 hosts, gpu001..gpu032
-    const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
-    fabricfit::save_snapshot(snapshot_, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
+    fabricfit::save_snapshot(snapshot_, fabricfit::testing::generated_fabric(spec),
                              fabricfit::SnapshotInfo{});
     char err[512] = "";
     ASSERT_EQ(ff_engine_load(snapshot_.c_str(), &engine_, err, sizeof err), FF_OK) << err;
@@ -57,11 +54,7 @@ class EngineApi : public ::testing::Test {
 
 // A two-tier fabric of `leaves` leaf groups of `hosts` hosts, `uplinks` cables up from each.
 fabricfit::ClosSpec clos(int leaves, int hosts, int uplinks) {
-  fabricfit::ClosSpec spec;
-  spec.leaves = leaves;
-  spec.hosts_per_leaf = hosts;
-  spec.uplinks = uplinks;
-  return spec;
+  return fabricfit::testing::clos_spec({.leaves = leaves, .hosts_per_leaf = hosts, .uplinks = uplinks});
 }
 
 // An engine on a generated fabric, in a directory of its own that goes with it.
@@ -70,9 +63,7 @@ struct GeneratedEngine {
       : dir(fs::temp_directory_path() / ("ff-engine-" + tag + "-" + std::to_string(::getpid()))) {
     fs::create_directories(dir);
     const auto snap = dir / "fabric.snap";
-    const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
-    fabricfit::save_snapshot(snap, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
-                             fabricfit::SnapshotInfo{});
+    fabricfit::save_snapshot(snap, fabricfit::testing::generated_fabric(spec), fabricfit::SnapshotInfo{});
     char err[512] = "";
     if (ff_engine_load(snap.c_str(), &engine, err, sizeof err) != FF_OK) ADD_FAILURE() << err;
   }

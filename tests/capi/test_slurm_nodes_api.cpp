@@ -9,9 +9,7 @@
 #include <vector>
 
 #include "capi/fabricfit_api.h"
-#include "topology/fabric_builder.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
+#include "generated_fabric.hpp"
 #include "topology/snapshot.hpp"
 
 namespace fs = std::filesystem;
@@ -23,9 +21,7 @@ TEST(SlurmNodesApi, NamesWhatDoesNotMatch) {
   fs::create_directories(dir);
   const std::string snap = (dir / "fabric.snap").string();
   fabricfit::ClosSpec spec;  // gpu001..gpu032
-  const auto raw = fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated");
-  fabricfit::save_snapshot(snap, fabricfit::build_fabric(raw, fabricfit::ModelOptions{}),
-                           fabricfit::SnapshotInfo{});
+  fabricfit::save_snapshot(snap, fabricfit::testing::generated_fabric(spec), fabricfit::SnapshotInfo{});
   char err[512] = "";
   ff_engine_t* engine = nullptr;
   ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;

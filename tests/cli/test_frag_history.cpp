@@ -6,39 +6,15 @@
 #include <algorithm>
 
 #include "cli/frag_history.hpp"
-#include "topology/fabric_builder.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
+#include "cli_fixtures.hpp"
 
 using namespace fabricfit;
 using namespace fabricfit::cli;
-
-namespace {
-
-Fabric fabric() {
-  ClosSpec spec;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 4;
-  spec.spines = 2;
-  spec.uplinks = 4;
-  return build_fabric(read_ibnetdiscover_text(generate_ibnetdiscover(spec), "generated"), ModelOptions{});
-}
-
-SlurmJob job(std::uint64_t id, const char* state, const char* nodes, std::int64_t start, std::int64_t end) {
-  SlurmJob j;
-  j.id = id;
-  j.state = state;
-  j.nodes = nodes;
-  j.gpus_per_node = 8;
-  j.start_time = start;
-  j.end_time = end;
-  return j;
-}
-
-}  // namespace
+using fabricfit::testing::job;
+using fabricfit::testing::two_groups_of_four;
 
 TEST(FragHistory, OnePointPerStartAndEndWithTheGpusOfTheJobsRunningThen) {
-  const Fabric f = fabric();
+  const Fabric f = two_groups_of_four();
   const LocalityIndex index(f);
   const std::vector<int> total(static_cast<std::size_t>(index.host_count()), 8);
   // 1 starts at 100 on 2 nodes, ends at 200; 2 starts at 150 on 1 node and still runs;
@@ -64,7 +40,7 @@ TEST(FragHistory, OnePointPerStartAndEndWithTheGpusOfTheJobsRunningThen) {
 }
 
 TEST(FragHistory, AJobEndingAndAnotherStartingInTheSameSecondIsOnePoint) {
-  const Fabric f = fabric();
+  const Fabric f = two_groups_of_four();
   const LocalityIndex index(f);
   const std::vector<int> total(static_cast<std::size_t>(index.host_count()), 8);
   const auto points = frag_history(

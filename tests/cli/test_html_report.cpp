@@ -9,35 +9,18 @@
 #include "cli/frag_history.hpp"
 #include "cli/html_report.hpp"
 #include "cli/slurm_cluster.hpp"
-#include "topology/fabric_builder.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
+#include "cli_fixtures.hpp"
 
 using namespace fabricfit;
 using namespace fabricfit::cli;
+using fabricfit::testing::job;
 
 namespace {
 
 Fabric fabric() {
-  ClosSpec spec;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 4;
-  spec.spines = 2;
-  spec.uplinks = 4;
-  Fabric f = build_fabric(read_ibnetdiscover_text(generate_ibnetdiscover(spec), "generated"), ModelOptions{});
+  Fabric f = fabricfit::testing::two_groups_of_four();
   f.origin = "live discovery from the first CA (first active port)";
   return f;
-}
-
-SlurmJob job(std::uint64_t id, const char* state, const char* nodes, std::int64_t start, std::int64_t end) {
-  SlurmJob j;
-  j.id = id;
-  j.state = state;
-  j.nodes = nodes;
-  j.gpus_per_node = 8;
-  j.start_time = start;
-  j.end_time = end;
-  return j;
 }
 
 std::string between(const std::string& page, const std::string& open, const std::string& close) {

@@ -7,9 +7,7 @@
 #include <vector>
 
 #include "cli/slurm_cluster.hpp"
-#include "topology/fabric_builder.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
+#include "cli_fixtures.hpp"
 
 using namespace fabricfit::cli;
 
@@ -116,18 +114,7 @@ TEST(SlurmCluster, FinishedJobsFromAccountingCarryTheirPlacementRecord) {
   EXPECT_EQ(jobs[1].placement_record, "");
 }
 
-namespace {
-
-fabricfit::Fabric two_groups_of_four() {
-  fabricfit::ClosSpec spec;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 4;
-  return fabricfit::build_fabric(
-      fabricfit::read_ibnetdiscover_text(fabricfit::generate_ibnetdiscover(spec), "generated"),
-      fabricfit::ModelOptions{});
-}
-
-}  // namespace
+using fabricfit::testing::two_groups_of_four;
 
 TEST(SlurmCluster, AJobsHostsAndGpusFromItsRecord) {
   const fabricfit::Fabric fabric = two_groups_of_four();

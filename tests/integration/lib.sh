@@ -361,3 +361,42 @@ sim_cmd() {
   printf '%s\n' "$1" > "$sim_dir/console"
   wait_for 10 bash -c "[ \$(grep -o 'sim>' '$sim_dir/ibsim.log' | wc -l) -gt $before ]"
 }
+
+# The generated fabrics the ibsim tests run (name|generate options): two tiers, three tiers
+# with pods and cores, two rails.
+sim_shapes=(
+  "two-tier|--leaves 4 --hosts-per-leaf 8 --spines 2"
+  "three-tier|--pods 2 --leaves 2 --hosts-per-leaf 4 --spines 2 --cores 2"
+  "two-rail|--leaves 2 --hosts-per-leaf 4 --spines 2 --rails 2"
+)
+
+# sim_prepare TMPNAME: what the tests that run ibsim themselves start from: `build` (the
+# tree's build directory: FABRICFIT_BUILD_DIR, default ./build), UMAD2SIM, and `work`, a
+# temporary directory.
+# shellcheck disable=SC2034 # the test that sources this reads them
+sim_prepare() {
+  build=${FABRICFIT_BUILD_DIR:-$TOP_SRCDIR/build}
+  UMAD2SIM=$(umad2sim_lib)
+  make_tmpdir "$1"
+  work=$TEST_TMPDIR
+}
+
+# sim_generate NAME DIR FABRICFIT GENERATE-OPTIONS...: DIR/fabric.net as `fabricfit generate`
+# writes it; a failure is reported for NAME and returns 1 (the caller goes on to the next).
+sim_generate() {
+  local name=$1 dir=$2 ff=$3
+  shift 3
+  mkdir -p "$dir"
+  "$ff" generate "$@" -o "$dir/fabric.net" 2> "$dir/gen.err" && return 0
+  fail "$name: generate failed" "$(cat "$dir/gen.err")"
+  return 1
+}
+
+# sim_load NAME DIR: ibsim started on DIR/fabric.net; a net it does not load is reported for
+# NAME with the end of ibsim's log, and returns 1.
+sim_load() {
+  sim_start "$2" fabric.net && return 0
+  fail "$1: ibsim did not load the net" "$(tail -3 "$2/ibsim.log")"
+  sim_stop
+  return 1
+}

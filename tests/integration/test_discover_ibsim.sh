@@ -10,12 +10,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-build=${FABRICFIT_BUILD_DIR:-$top/build}
+sim_prepare ff-discover-ibsim
 FABRICFIT=${FABRICFIT_BIN:-$build/fabricfit}
-UMAD2SIM=$(umad2sim_lib)
-make_tmpdir ff-discover-ibsim
-work=$TEST_TMPDIR
 attach=""
 
 if [ ! -x "$FABRICFIT" ] || [ -z "$UMAD2SIM" ] || ! command -v ibsim > /dev/null || ! command -v jq > /dev/null; then
@@ -58,18 +54,10 @@ shapes=(
 for entry in "${shapes[@]}"; do
   IFS='|' read -r name opts groups hpl rails leaves spines cores <<< "$entry"
   dir=$work/$name
-  mkdir -p "$dir"
   # shellcheck disable=SC2086
-  if ! "$FABRICFIT" generate $opts -o "$dir/fabric.net" 2> "$dir/gen.err"; then
-    fail "$name: generate failed" "$(cat "$dir/gen.err")"
-    continue
-  fi
+  sim_generate "$name" "$dir" "$FABRICFIT" $opts || continue
   attach=$(id_of_desc "$dir/fabric.net" "gpu001 mlx5_0")
-  if ! sim_start "$dir" fabric.net; then
-    fail "$name: ibsim did not load the net" "$(tail -3 "$dir/ibsim.log")"
-    sim_stop
-    continue
-  fi
+  sim_load "$name" "$dir" || continue
 
   # -- live discovery builds the generator's fabric --
   if ! ff discover -o "$dir/healthy.snap" > "$dir/discover.out" 2> "$dir/discover.err"; then

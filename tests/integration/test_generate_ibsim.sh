@@ -5,17 +5,13 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
+sim_prepare ff-gen-ibsim
 FABRICFIT=${FABRICFIT_BIN:-fabricfit}
-UMAD2SIM=$(umad2sim_lib)
-make_tmpdir ff-gen-ibsim
-work=$TEST_TMPDIR
 
-# name | generate options
+# name | generate options: lib.sh's and two more
 shapes=(
-  "two-tier|--leaves 4 --hosts-per-leaf 8 --spines 2"
+  "${sim_shapes[@]}"
   "two-tier-oversubscribed|--leaves 3 --hosts-per-leaf 6 --spines 3 --uplinks 3 --rate 4xEDR"
-  "three-tier|--pods 2 --leaves 2 --hosts-per-leaf 4 --spines 2 --cores 2"
-  "two-rail|--leaves 2 --hosts-per-leaf 4 --spines 2 --rails 2"
   "eight-rail|--leaves 2 --hosts-per-leaf 2 --spines 2 --rails 8 --uplinks 2"
 )
 
@@ -23,17 +19,9 @@ for entry in "${shapes[@]}"; do
   name=${entry%%|*}
   opts=${entry#*|}
   dir=$work/$name
-  mkdir -p "$dir"
   # shellcheck disable=SC2086
-  if ! "$FABRICFIT" generate $opts -o "$dir/fabric.net" 2> "$dir/gen.err"; then
-    fail "$name: generate failed: $(cat "$dir/gen.err")"
-    continue
-  fi
-  if ! sim_start "$dir" fabric.net; then
-    fail "$name: ibsim did not load the file: $(tail -3 "$dir/ibsim.log")"
-    sim_stop
-    continue
-  fi
+  sim_generate "$name" "$dir" "$FABRICFIT" $opts || continue
+  sim_load "$name" "$dir" || continue
   (cd "$dir" && IBSIM_SOCKNAME=$sim_sock LD_PRELOAD="$UMAD2SIM" \
      timeout 60 ibnetdiscover > discovered.net 2> discover.err)
   rc=$?
@@ -71,17 +59,9 @@ FF_BIN=${FABRICFIT_BIN:-$FABRICFIT}
 for entry in "${site_shapes[@]}"; do
   IFS='|' read -r name opts model tiers switches pods hosts warning <<< "$entry"
   dir=$work/$name
-  mkdir -p "$dir"
   # shellcheck disable=SC2086
-  if ! "$FF_BIN" generate $opts -o "$dir/fabric.net" 2> "$dir/gen.err"; then
-    fail "$name: generate failed: $(cat "$dir/gen.err")"
-    continue
-  fi
-  if ! sim_start "$dir" fabric.net; then
-    fail "$name: ibsim did not load the file: $(tail -3 "$dir/ibsim.log")"
-    sim_stop
-    continue
-  fi
+  sim_generate "$name" "$dir" "$FF_BIN" $opts || continue
+  sim_load "$name" "$dir" || continue
   # shellcheck disable=SC2086
   (cd "$dir" && IBSIM_SOCKNAME=$sim_sock LD_PRELOAD="$UMAD2SIM" timeout 60 \
      "$FF_BIN" discover -q $model -o "$dir/fabric.snap" > "$dir/discover.err" 2>&1)

@@ -8,12 +8,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-build=${FABRICFIT_BUILD_DIR:-$top/build}
+sim_prepare ff-planes-ibsim
 FABRICFIT=${FABRICFIT_BIN:-$build/fabricfit}
-UMAD2SIM=$(umad2sim_lib)
-make_tmpdir ff-planes-ibsim
-work=$TEST_TMPDIR
 
 if [ ! -x "$FABRICFIT" ] || [ -z "$UMAD2SIM" ] || ! command -v ibsim > /dev/null ||
    ! command -v ibnetdiscover > /dev/null || ! command -v jq > /dev/null; then

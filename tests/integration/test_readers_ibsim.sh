@@ -11,13 +11,9 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-top=$(cd "$here/../.." && pwd)
-build=${FABRICFIT_BUILD_DIR:-$top/build}
+sim_prepare ff-readers-ibsim
 RAW=${FABRICFIT_RAW_BIN:-$build/fabricfit-raw}
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit || echo "$build/fabricfit")}
-UMAD2SIM=$(umad2sim_lib)
-make_tmpdir ff-readers-ibsim
-work=$TEST_TMPDIR
 
 if [ ! -x "$RAW" ] || [ -z "$UMAD2SIM" ] || ! command -v ibsim > /dev/null || ! command -v ibnetdiscover > /dev/null; then
   fail "prerequisites: fabricfit-raw ($RAW), libumad2sim ($UMAD2SIM), ibsim, ibnetdiscover"
@@ -70,30 +66,15 @@ guid_of() { printf '0x%s' "${1#*-}"; }  # "S-0002c9..." -> "0x0002c9..." (the du
 id_of_desc() { awk -v d="\"$2\"" '/^(Switch|Ca)/ && index($0, "# " d) { match($0, /"[^"]+"/); print substr($0, RSTART + 1, RLENGTH - 2); exit }' "$1"; }
 
 ibnd_opts=()
-# name | generate options
-shapes=(
-  "two-tier|--leaves 4 --hosts-per-leaf 8 --spines 2"
-  "three-tier|--pods 2 --leaves 2 --hosts-per-leaf 4 --spines 2 --cores 2"
-  "two-rail|--leaves 2 --hosts-per-leaf 4 --spines 2 --rails 2"
-)
-
-for entry in "${shapes[@]}"; do
+for entry in "${sim_shapes[@]}"; do
   name=${entry%%|*}
   opts=${entry#*|}
   dir=$work/$name
-  mkdir -p "$dir"
   # shellcheck disable=SC2086
-  if ! "$FABRICFIT" generate $opts -o "$dir/fabric.net" 2> "$dir/gen.err"; then
-    fail "$name: generate failed: $(cat "$dir/gen.err")"
-    continue
-  fi
+  sim_generate "$name" "$dir" "$FABRICFIT" $opts || continue
   "$RAW" text "$dir/fabric.net" > "$dir/declared" 2> "$dir/declared.err" || { fail "$name: net file unreadable: $(cat "$dir/declared.err")"; continue; }
   attach=$(awk '/^Ca/ { match($0, /"[^"]+"/); print substr($0, RSTART + 1, RLENGTH - 2); exit }' "$dir/fabric.net")
-  if ! sim_start "$dir" fabric.net; then
-    fail "$name: ibsim did not load the net: $(tail -3 "$dir/ibsim.log")"
-    sim_stop
-    continue
-  fi
+  sim_load "$name" "$dir" || continue
 
   # -- all three readers see what the generator declared --
   read_all healthy

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
+#include "message_of.hpp"
 #include "placement/comm_pattern.hpp"
 
 using fabricfit::CommPattern;
@@ -33,13 +34,9 @@ TEST(CommPattern, CanonicalSpellingRoundTrips) {
 }
 
 TEST(CommPattern, MalformedValuesAreRefusedWithAReason) {
-  const auto message_of = [](const char* text) -> std::string {
-    try {
-      (void)parse_comm_pattern(text);
-    } catch (const PatternError& e) {
-      return e.what();
-    }
-    return "(accepted)";
+  const auto message_of = [](const char* text) {
+    return fabricfit::testing::message_of<PatternError>([&] { (void)parse_comm_pattern(text); },
+                                                        "(accepted)");
   };
   EXPECT_NE(message_of("").find("empty"), std::string::npos);
   EXPECT_NE(message_of("Ring").find("unknown pattern 'Ring'"), std::string::npos);

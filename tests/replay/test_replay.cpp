@@ -4,6 +4,7 @@
 
 #include "common/hostlist_expand.hpp"
 #include "fabric_fixture.hpp"
+#include "message_of.hpp"
 #include "replay/pattern_rule.hpp"
 #include "replay/replay.hpp"
 #include "replay/replay_report.hpp"
@@ -17,12 +18,7 @@ using fabricfit::testing::make_fabric;
 namespace {
 
 std::string error_of(const std::string& text, TraceFormat format) {
-  try {
-    (void)parse_trace(text, "t.csv", format, 8);
-  } catch (const TraceError& e) {
-    return e.what();
-  }
-  return "";
+  return fabricfit::testing::message_of<TraceError>([&] { (void)parse_trace(text, "t.csv", format, 8); }, "");
 }
 
 TEST(TraceReader, ElasticFlowMapsGpusToHosts) {

@@ -8,22 +8,13 @@
 #include <fstream>
 #include <string>
 
+#include "config_error.hpp"
 #include "site/site_config.hpp"
 
 using fabricfit::ConfigError;
 using fabricfit::parse_site_config;
 using fabricfit::PatternKind;
-
-namespace {
-std::string error_of(const std::string& text) {
-  try {
-    (void)parse_site_config(text, "fabricfit.conf");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
-}  // namespace
+using fabricfit::testing::config_error;
 
 TEST(SiteConfig, KeysAreCaseInsensitiveAndCommentsIgnored) {
   const auto c = parse_site_config(
@@ -42,12 +33,12 @@ TEST(SiteConfig, EmptyTextGivesDefaults) {
 }
 
 TEST(SiteConfig, ErrorsNameFileLineAndReason) {
-  EXPECT_EQ(error_of("SnapshotFile=/a\nSnapshotPth=/b\n"), "fabricfit.conf:2: unknown key 'SnapshotPth'");
-  EXPECT_EQ(error_of("\n\nDefaultPattern\n"), "fabricfit.conf:3: 'DefaultPattern' is not Key=Value");
-  EXPECT_EQ(error_of("DefaultPattern=\n"), "fabricfit.conf:1: DefaultPattern has no value");
-  EXPECT_NE(
-      error_of("DefaultPattern=rings\n").find("fabricfit.conf:1: DefaultPattern: unknown pattern 'rings'"),
-      std::string::npos);
+  EXPECT_EQ(config_error("SnapshotFile=/a\nSnapshotPth=/b\n"), "fabricfit.conf:2: unknown key 'SnapshotPth'");
+  EXPECT_EQ(config_error("\n\nDefaultPattern\n"), "fabricfit.conf:3: 'DefaultPattern' is not Key=Value");
+  EXPECT_EQ(config_error("DefaultPattern=\n"), "fabricfit.conf:1: DefaultPattern has no value");
+  EXPECT_NE(config_error("DefaultPattern=rings\n")
+                .find("fabricfit.conf:1: DefaultPattern: unknown pattern 'rings'"),
+            std::string::npos);
 }
 
 TEST(SiteConfig, MissingFileGivesDefaultsUnreadableFileIsAnError) {
@@ -102,7 +93,7 @@ TEST(SiteConfig, DebugFlagsPlacementSwitchesDecisionLogging) {
   EXPECT_TRUE(parse_site_config("DebugFlags=Placement\n", "x").debug_placement);
   EXPECT_TRUE(parse_site_config("debugflags = none, placement\n", "x").debug_placement);
   EXPECT_FALSE(parse_site_config("DebugFlags=none\n", "x").debug_placement);
-  EXPECT_EQ(error_of("DebugFlags=Placement,Route\n"),
+  EXPECT_EQ(config_error("DebugFlags=Placement,Route\n"),
             "fabricfit.conf:1: DebugFlags: unknown flag 'Route' (known: Placement)");
 }
 
@@ -113,11 +104,11 @@ TEST(SiteConfig, LocalityWaitSettings) {
   const auto c = parse_site_config("LocalityWaitMax=0\nlocalitywaitcommshare=0.5\n", "x");
   EXPECT_DOUBLE_EQ(c.locality_wait_max_s, 0);
   EXPECT_DOUBLE_EQ(c.locality_wait_comm_share, 0.5);
-  EXPECT_EQ(error_of("\nLocalityWaitMax=1h\n"),
+  EXPECT_EQ(config_error("\nLocalityWaitMax=1h\n"),
             "fabricfit.conf:2: LocalityWaitMax=1h is not a number of seconds from 0 to 604800");
-  EXPECT_EQ(error_of("LocalityWaitMax=-5\n"),
+  EXPECT_EQ(config_error("LocalityWaitMax=-5\n"),
             "fabricfit.conf:1: LocalityWaitMax=-5 is not a number of seconds from 0 to 604800");
-  EXPECT_EQ(error_of("LocalityWaitCommShare=1.5\n"),
+  EXPECT_EQ(config_error("LocalityWaitCommShare=1.5\n"),
             "fabricfit.conf:1: LocalityWaitCommShare=1.5 is not a number from 0 to 1");
 }
 
@@ -134,7 +125,7 @@ void expect_two_words(const std::string& key, const std::string& off, const std:
   std::string upper = off;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   EXPECT_FALSE(parse_site_config(fmt::format("{0}={1}\n{0}={2}\n", key, on, upper), "x").*field);
-  EXPECT_EQ(error_of(fmt::format("\n{}=guess\n", key)),
+  EXPECT_EQ(config_error(fmt::format("\n{}=guess\n", key)),
             fmt::format("fabricfit.conf:2: {}=guess is not {} or {}", key, off, on));
 }
 

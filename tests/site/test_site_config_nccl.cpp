@@ -2,21 +2,11 @@
 // fabricfit.conf's NCCL keys: values, ranges and the errors that name file and line.
 #include <gtest/gtest.h>
 
+#include "config_error.hpp"
 #include "site/site_config.hpp"
 
-using fabricfit::ConfigError;
 using fabricfit::parse_site_config;
-
-namespace {
-std::string error_of(const std::string& text) {
-  try {
-    (void)parse_site_config(text, "fabricfit.conf");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
-}  // namespace
+using fabricfit::testing::config_error;
 
 TEST(SiteConfigNccl, DefaultsSetNothingButAllowNccl) {
   const auto c = parse_site_config("", "x");
@@ -42,10 +32,10 @@ TEST(SiteConfigNccl, KeysAreRead) {
 }
 
 TEST(SiteConfigNccl, BadValuesNameTheLine) {
-  EXPECT_EQ(error_of("\nNcclIbSl=16\n"), "fabricfit.conf:2: NcclIbSl=16 is not a number from 0 to 15");
-  EXPECT_EQ(error_of("NcclIbTc=-1"), "fabricfit.conf:1: NcclIbTc=-1 is not a number from 0 to 255");
-  EXPECT_EQ(error_of("NcclIbGidIndex=3x"),
+  EXPECT_EQ(config_error("\nNcclIbSl=16\n"), "fabricfit.conf:2: NcclIbSl=16 is not a number from 0 to 15");
+  EXPECT_EQ(config_error("NcclIbTc=-1"), "fabricfit.conf:1: NcclIbTc=-1 is not a number from 0 to 255");
+  EXPECT_EQ(config_error("NcclIbGidIndex=3x"),
             "fabricfit.conf:1: NcclIbGidIndex=3x is not a number from 0 to 255");
-  EXPECT_EQ(error_of("Sharp=maybe"), "fabricfit.conf:1: Sharp=maybe is not yes or no");
-  EXPECT_EQ(error_of("NcclSettings=2"), "fabricfit.conf:1: NcclSettings=2 is not yes or no");
+  EXPECT_EQ(config_error("Sharp=maybe"), "fabricfit.conf:1: Sharp=maybe is not yes or no");
+  EXPECT_EQ(config_error("NcclSettings=2"), "fabricfit.conf:1: NcclSettings=2 is not yes or no");
 }

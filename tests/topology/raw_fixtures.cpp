@@ -6,6 +6,31 @@
 #include <stdexcept>
 
 namespace fabricfit::testing {
+namespace {
+
+// RawBuilder's ports carry their node's GUID; link()'s cables, added to a fabric already
+// built, leave the port GUID 0 ("not given").
+enum class PortGuids { OfTheNode, None };
+
+// Both ends of the cable a[port_a] - b[port_b], each inserted in its node's port order.
+void cable(RawFabric& raw, int a, int port_a, int b, int port_b, const LinkRate& rate, PortGuids guids) {
+  const auto add = [&](int node, int port, int peer, int peer_port) {
+    RawPort p;
+    p.number = port;
+    if (guids == PortGuids::OfTheNode) p.guid = raw.nodes[node].guid;
+    p.peer = peer;
+    p.peer_port = peer_port;
+    p.rate = rate;
+    auto& ports = raw.nodes[node].ports;
+    ports.insert(std::upper_bound(ports.begin(), ports.end(), port,
+                                  [](int n, const RawPort& x) { return n < x.number; }),
+                 p);
+  };
+  add(a, port_a, b, port_b);
+  add(b, port_b, a, port_a);
+}
+
+}  // namespace
 
 int RawBuilder::add_node(NodeType type, const std::string& description, int nports) {
   RawNode n;
@@ -27,20 +52,7 @@ int RawBuilder::add_ca(const std::string& description, int nports) {
 }
 
 void RawBuilder::connect(int a, int port_a, int b, int port_b, LinkRate rate) {
-  const auto add = [&](int node, int port, int peer, int peer_port) {
-    RawPort p;
-    p.number = port;
-    p.guid = raw_.nodes[node].guid;
-    p.peer = peer;
-    p.peer_port = peer_port;
-    p.rate = rate;
-    auto& ports = raw_.nodes[node].ports;
-    ports.insert(std::upper_bound(ports.begin(), ports.end(), port,
-                                  [](int n, const RawPort& x) { return n < x.number; }),
-                 p);
-  };
-  add(a, port_a, b, port_b);
-  add(b, port_b, a, port_a);
+  cable(raw_, a, port_a, b, port_b, rate, PortGuids::OfTheNode);
 }
 
 int RawBuilder::free_port(int node) const {
@@ -142,20 +154,7 @@ void unlink(RawFabric& raw, const std::string& node_description, int port) {
 }
 
 void link(RawFabric& raw, const std::string& a, int port_a, const std::string& b, int port_b, LinkRate rate) {
-  const int na = find_node(raw, a), nb = find_node(raw, b);
-  const auto add = [&](int node, int port, int peer, int peer_port) {
-    RawPort p;
-    p.number = port;
-    p.peer = peer;
-    p.peer_port = peer_port;
-    p.rate = rate;
-    auto& ports = raw.nodes[node].ports;
-    ports.insert(std::upper_bound(ports.begin(), ports.end(), port,
-                                  [](int n, const RawPort& x) { return n < x.number; }),
-                 p);
-  };
-  add(na, port_a, nb, port_b);
-  add(nb, port_b, na, port_a);
+  cable(raw, find_node(raw, a), port_a, find_node(raw, b), port_b, rate, PortGuids::None);
 }
 
 int add_ca_on(RawFabric& raw, const std::string& description, const std::string& switch_description,

@@ -10,28 +10,27 @@
 #include <string>
 #include <vector>
 
-#include "topology/fabric_builder.hpp"
+#include "generated_fabric.hpp"
 #include "topology/fabric_warnings.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
 
 namespace fabricfit {
 namespace {
 
-Fabric build(const ClosSpec& spec, const ModelOptions& options = {}) {
-  return build_fabric(read_ibnetdiscover_text(generate_ibnetdiscover(spec), "generated"), options);
-}
+using testing::generated_fabric;
 
 // Three tiers, two pods of two leaf groups, two rails, two cores: the fabric of issue 8.
 ClosSpec three_tier_two_rails() {
-  ClosSpec s;
-  s.pods = 2;
-  s.leaves = 2;
-  s.hosts_per_leaf = 4;
-  s.spines = 2;
-  s.cores = 2;
-  s.rails = 2;
-  return s;
+  return testing::clos_spec({.pods = 2, .leaves = 2, .hosts_per_leaf = 4, .rails = 2, .cores = 2});
+}
+
+// That fabric with a storage leaf of 4 servers cabled straight to one core, and a storage
+// HCA in each host.
+ClosSpec storage_leaf_on_a_core() {
+  ClosSpec spec = three_tier_two_rails();
+  spec.extras.storage_servers = 4;
+  spec.extras.storage_hcas = true;
+  spec.extras.storage_uplink = "core";
+  return spec;
 }
 
 std::vector<std::string> switches(const Fabric& f, SwitchTier tier) {
@@ -61,30 +60,29 @@ const std::vector<std::string> kCores = {"ib-core-01", "ib-core-02"};
 const std::vector<std::string> kSpines = {"ib-p01-spine-01", "ib-p01-spine-02", "ib-p02-spine-01",
                                           "ib-p02-spine-02"};
 
-TEST(ComputeTiers, CleanThreeTierTwoRails) {
-  const Fabric f = build(three_tier_two_rails());
+// What three_tier_two_rails() must keep whatever else is cabled in: its tiers, cores,
+// spines and pods.
+void expect_its_three_tiers(const Fabric& f) {
   EXPECT_EQ(f.tiers, 3);
   EXPECT_EQ(switches(f, SwitchTier::Core), kCores);
   EXPECT_EQ(switches(f, SwitchTier::Spine), kSpines);
   EXPECT_EQ(pods(f), kTwoPods);
+}
+
+TEST(ComputeTiers, CleanThreeTierTwoRails) {
+  const Fabric f = generated_fabric(three_tier_two_rails());
+  expect_its_three_tiers(f);
   EXPECT_TRUE(f.warnings.empty()) << f.warnings.front();
 }
 
 // The storage leaf (storage servers, the hosts' storage HCAs) is cabled straight to one
 // core: the core stays a core, both pods stay, the storage leaf is a leaf of no group.
 TEST(ComputeTiers, StorageLeafOnOneCoreKeepsPodsAndCores) {
-  ClosSpec spec = three_tier_two_rails();
-  spec.extras.storage_servers = 4;
-  spec.extras.storage_hcas = true;
-  spec.extras.storage_uplink = "core";
   ModelOptions options;
   options.compute_hca_pattern = "mlx5_[01]";
   options.exclude_host_pattern = "^stor";
-  const Fabric f = build(spec, options);
-  EXPECT_EQ(f.tiers, 3);
-  EXPECT_EQ(switches(f, SwitchTier::Core), kCores);
-  EXPECT_EQ(switches(f, SwitchTier::Spine), kSpines);
-  EXPECT_EQ(pods(f), kTwoPods);
+  const Fabric f = generated_fabric(storage_leaf_on_a_core(), options);
+  expect_its_three_tiers(f);
   EXPECT_EQ(f.hosts.size(), 16u);  // gpu001-016; no stor*
   ASSERT_EQ(f.leaf_groups.size(), 4u);
   for (const LeafGroup& g : f.leaf_groups) EXPECT_EQ(g.hosts.size(), 4u) << g.name;
@@ -99,17 +97,10 @@ TEST(ComputeTiers, StorageLeafOnOneCoreKeepsPodsAndCores) {
 // Without a rule the storage servers look like compute hosts: their leaf is a leaf with
 // a group of its own, but the core it is cabled to is still a core and the pods stay.
 TEST(ComputeTiers, StorageServersWithoutARuleDoNotMergePods) {
-  ClosSpec spec = three_tier_two_rails();
-  spec.extras.storage_servers = 4;
-  spec.extras.storage_hcas = true;
-  spec.extras.storage_uplink = "core";
   ModelOptions options;
   options.compute_hca_pattern = "mlx5_[01]";
-  const Fabric f = build(spec, options);
-  EXPECT_EQ(f.tiers, 3);
-  EXPECT_EQ(switches(f, SwitchTier::Core), kCores);
-  EXPECT_EQ(switches(f, SwitchTier::Spine), kSpines);
-  EXPECT_EQ(pods(f), kTwoPods);
+  const Fabric f = generated_fabric(storage_leaf_on_a_core(), options);
+  expect_its_three_tiers(f);
   EXPECT_EQ(f.hosts.size(), 20u);
   EXPECT_EQ(count_warnings(f, WarningKind::CrossTierCable), 1);
 }
@@ -122,7 +113,7 @@ TEST(ComputeTiers, StorageLeafOnASpineTwoTier) {
   ModelOptions options;
   options.compute_hca_pattern = "mlx5_0";
   options.exclude_host_pattern = "^stor";
-  const Fabric f = build(spec, options);
+  const Fabric f = generated_fabric(spec, options);
   EXPECT_EQ(f.tiers, 2);
   EXPECT_EQ(switches(f, SwitchTier::Spine), (std::vector<std::string>{"ib-spine-01", "ib-spine-02"}));
   EXPECT_EQ(switches(f, SwitchTier::Leaf),
@@ -139,11 +130,8 @@ TEST(ComputeTiers, ManagementHostsOnASpine) {
   spec.extras.management_switch = "spine";
   ModelOptions options;
   options.exclude_host_pattern = "^ufm";
-  const Fabric f = build(spec, options);
-  EXPECT_EQ(f.tiers, 3);
-  EXPECT_EQ(switches(f, SwitchTier::Core), kCores);
-  EXPECT_EQ(switches(f, SwitchTier::Spine), kSpines);
-  EXPECT_EQ(pods(f), kTwoPods);
+  const Fabric f = generated_fabric(spec, options);
+  expect_its_three_tiers(f);
   EXPECT_EQ(f.hosts.size(), 16u);
   EXPECT_EQ(count_warnings(f, WarningKind::DefaultHostName), 1);
   EXPECT_EQ(count_warnings(f, WarningKind::UnnamedHca), 1);
@@ -155,7 +143,7 @@ TEST(ComputeTiers, ManagementHostsOnACore) {
   spec.extras.management_switch = "core";
   ModelOptions options;
   options.exclude_host_pattern = "^ufm";
-  const Fabric f = build(spec, options);
+  const Fabric f = generated_fabric(spec, options);
   EXPECT_EQ(switches(f, SwitchTier::Core), kCores);
   EXPECT_EQ(pods(f), kTwoPods);
 }
@@ -163,7 +151,7 @@ TEST(ComputeTiers, ManagementHostsOnACore) {
 TEST(ComputeTiers, UfmOnASpineTwoTierWithoutARule) {
   ClosSpec spec;
   spec.extras.management_hosts = 1;  // ufm01 only
-  const Fabric f = build(spec);
+  const Fabric f = generated_fabric(spec);
   EXPECT_EQ(f.tiers, 2);
   EXPECT_EQ(switches(f, SwitchTier::Spine), (std::vector<std::string>{"ib-spine-01", "ib-spine-02"}));
   EXPECT_EQ(f.leaf_groups.size(), 4u);
@@ -173,11 +161,8 @@ TEST(ComputeTiers, UfmOnASpineTwoTierWithoutARule) {
 TEST(ComputeTiers, CrossTierCablesKeepTheCoreTier) {
   ClosSpec spec = three_tier_two_rails();
   spec.extras.cross_tier_cables = 2;  // ib-leaf-001-r0 - ib-core-01, ib-leaf-001-r1 - ib-core-02
-  const Fabric f = build(spec);
-  EXPECT_EQ(f.tiers, 3);
-  EXPECT_EQ(switches(f, SwitchTier::Core), kCores);
-  EXPECT_EQ(switches(f, SwitchTier::Spine), kSpines);
-  EXPECT_EQ(pods(f), kTwoPods);
+  const Fabric f = generated_fabric(spec);
+  expect_its_three_tiers(f);
   ASSERT_EQ(count_warnings(f, WarningKind::CrossTierCable), 1);
   for (const auto& w : f.warnings) {
     if (w.starts_with("cross-tier-cable")) {
@@ -197,7 +182,7 @@ TEST(ComputeTiers, SlurmNodeListMakesExactlyThoseComputeHosts) {
   for (int h = 1; h <= 16; ++h) nodes.insert(spec.host_name(h - 1));
   nodes.insert("gpu999");  // Slurm knows it, the fabric does not
   options.compute_hosts = nodes;
-  const Fabric f = build(spec, options);
+  const Fabric f = generated_fabric(spec, options);
   EXPECT_EQ(f.hosts.size(), 16u);
   EXPECT_EQ(pods(f), kTwoPods);
   EXPECT_EQ(switches(f, SwitchTier::Core), kCores);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "generated_fabric.hpp"
 #include "raw_fixtures.hpp"
 #include "topology/fabric_builder.hpp"
 #include "topology/fabric_warnings.hpp"
@@ -14,6 +15,7 @@
 namespace fabricfit {
 namespace {
 
+using testing::clos_spec;
 using testing::make_clos;
 
 std::set<std::string> host_names(const Fabric& f, const LeafGroup& g) {
@@ -62,11 +64,7 @@ TEST(FabricBuilder, TwoTierHasLeavesSpinesAndOneGroupPerLeaf) {
 }
 
 TEST(FabricBuilder, CapacityAndOversubscriptionByHand) {
-  ClosSpec spec;
-  spec.leaves = 3;
-  spec.hosts_per_leaf = 6;
-  spec.spines = 3;
-  spec.uplinks = 3;
+  ClosSpec spec = clos_spec({.leaves = 3, .hosts_per_leaf = 6, .spines = 3, .uplinks = 3});
   spec.rate = LinkRate{4, "EDR"};
   const Fabric f = build_fabric(make_clos(spec), {});
   for (const LeafGroup& g : f.leaf_groups) {
@@ -80,12 +78,7 @@ TEST(FabricBuilder, CapacityAndOversubscriptionByHand) {
 }
 
 TEST(FabricBuilder, TwoRailsMakeOneGroupOfTwoLeaves) {
-  ClosSpec spec;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 4;
-  spec.spines = 2;
-  spec.rails = 2;
-  const Fabric f = build_fabric(make_clos(spec), {});
+  const Fabric f = build_fabric(make_clos(clos_spec({.leaves = 2, .hosts_per_leaf = 4, .rails = 2})), {});
   EXPECT_EQ(f.rails, 2);
   EXPECT_TRUE(f.warnings.empty()) << f.warnings.front();
   ASSERT_EQ(f.leaf_groups.size(), 2u);
@@ -108,13 +101,8 @@ TEST(FabricBuilder, TwoRailsMakeOneGroupOfTwoLeaves) {
 }
 
 TEST(FabricBuilder, EightRails) {
-  ClosSpec spec;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 2;
-  spec.spines = 2;
-  spec.rails = 8;
-  spec.uplinks = 2;
-  const Fabric f = build_fabric(make_clos(spec), {});
+  const Fabric f =
+      build_fabric(make_clos(clos_spec({.leaves = 2, .hosts_per_leaf = 2, .uplinks = 2, .rails = 8})), {});
   EXPECT_EQ(f.rails, 8);
   EXPECT_TRUE(f.warnings.empty()) << f.warnings.front();
   ASSERT_EQ(f.leaf_groups.size(), 2u);
@@ -170,13 +158,8 @@ TEST(FabricBuilder, LeafGroupNamesAreOneWordAndUnique) {
 }
 
 TEST(FabricBuilder, ThreeTierHasPodsAndCores) {
-  ClosSpec spec;
-  spec.pods = 2;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 4;
-  spec.spines = 2;
-  spec.cores = 2;
-  const Fabric f = build_fabric(make_clos(spec), {});
+  const Fabric f =
+      build_fabric(make_clos(clos_spec({.pods = 2, .leaves = 2, .hosts_per_leaf = 4, .cores = 2})), {});
   EXPECT_EQ(f.tiers, 3);
   EXPECT_TRUE(f.warnings.empty()) << f.warnings.front();
   EXPECT_EQ(f.switch_count(SwitchTier::Leaf), 4u);
@@ -197,14 +180,8 @@ TEST(FabricBuilder, ThreeTierHasPodsAndCores) {
 }
 
 TEST(FabricBuilder, ThreeTierWithRails) {
-  ClosSpec spec;
-  spec.pods = 2;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 2;
-  spec.spines = 2;
-  spec.rails = 2;
-  spec.uplinks = 2;
-  const Fabric f = build_fabric(make_clos(spec), {});
+  const Fabric f = build_fabric(
+      make_clos(clos_spec({.pods = 2, .leaves = 2, .hosts_per_leaf = 2, .uplinks = 2, .rails = 2})), {});
   EXPECT_EQ(f.tiers, 3);
   EXPECT_EQ(f.rails, 2);
   EXPECT_TRUE(f.warnings.empty()) << f.warnings.front();
@@ -272,11 +249,7 @@ TEST(FabricBuilder, MissingUplinkIsLostCapacity) {
 }
 
 TEST(FabricBuilder, ReaderOrderDoesNotMatter) {
-  ClosSpec spec;
-  spec.rails = 2;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 3;
-  RawFabric raw = make_clos(spec);
+  RawFabric raw = make_clos(clos_spec({.leaves = 2, .hosts_per_leaf = 3, .rails = 2}));
   RawFabric shuffled = raw;
   // Reverse the node order, fixing up peers.
   const int n = static_cast<int>(raw.nodes.size());

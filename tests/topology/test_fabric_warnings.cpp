@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "generated_fabric.hpp"
 #include "raw_fixtures.hpp"
 #include "topology/fabric_builder.hpp"
 #include "topology/fabric_warnings.hpp"
@@ -33,17 +34,18 @@ void expect_warning(const Fabric& f, WarningKind kind, const std::string& text) 
 }
 
 ClosSpec small() {
-  ClosSpec s;
-  s.leaves = 2;
-  s.hosts_per_leaf = 4;
-  s.spines = 2;
-  return s;
+  return testing::clos_spec({.leaves = 2, .hosts_per_leaf = 4, .spines = 2});
+}
+
+// small() with one more CA, `description`, cabled to `switch_description`[port].
+Fabric with_ca_on(const std::string& description, const std::string& switch_description, int port) {
+  RawFabric raw = make_clos(small());
+  add_ca_on(raw, description, switch_description, port);
+  return build_fabric(raw, {});
 }
 
 TEST(FabricWarnings, UnnamedHcaIsKeptOutAndLocated) {
-  RawFabric raw = make_clos(small());
-  add_ca_on(raw, "MT4129 ConnectX7   Mellanox Technologies", "ib-leaf-001", 20);
-  const Fabric f = build_fabric(raw, {});
+  const Fabric f = with_ca_on("MT4129 ConnectX7   Mellanox Technologies", "ib-leaf-001", 20);
   expect_warning(f, WarningKind::UnnamedHca, "ib-leaf-001 port 20");
   EXPECT_EQ(f.hosts.size(), 8u);
   // Kept in the graph, as Other, with its cable.
@@ -64,17 +66,13 @@ TEST(FabricWarnings, UnnamedHcaIsKeptOutAndLocated) {
 }
 
 TEST(FabricWarnings, DefaultHostNameIsNotAHost) {
-  RawFabric raw = make_clos(small());
-  add_ca_on(raw, "localhost mlx5_0", "ib-leaf-002", 20);
-  const Fabric f = build_fabric(raw, {});
+  const Fabric f = with_ca_on("localhost mlx5_0", "ib-leaf-002", 20);
   expect_warning(f, WarningKind::DefaultHostName, "ib-leaf-002 port 20");
   EXPECT_FALSE(f.host_index("localhost"));
 }
 
 TEST(FabricWarnings, DescriptionNotMatchingTheHostPattern) {
-  RawFabric raw = make_clos(small());
-  add_ca_on(raw, "oneword", "ib-leaf-002", 21);
-  const Fabric f = build_fabric(raw, {});
+  const Fabric f = with_ca_on("oneword", "ib-leaf-002", 21);
   expect_warning(f, WarningKind::UnmatchedName, "ib-leaf-002 port 21");
 }
 
@@ -151,9 +149,7 @@ TEST(FabricWarnings, DuplicateGuids) {
 }
 
 TEST(FabricWarnings, OneHostNameOnTwoMachines) {
-  RawFabric raw = make_clos(small());
-  add_ca_on(raw, "gpu001 mlx5_0", "ib-leaf-001", 30);
-  const Fabric f = build_fabric(raw, {});
+  const Fabric f = with_ca_on("gpu001 mlx5_0", "ib-leaf-001", 30);
   expect_warning(f, WarningKind::DuplicateHca, "gpu001 mlx5_0");
 }
 
@@ -179,9 +175,7 @@ TEST(FabricWarnings, UnknownRate) {
 }
 
 TEST(FabricWarnings, HostsOnASpine) {
-  RawFabric raw = make_clos(small());
-  add_ca_on(raw, "gpu900 mlx5_0", "ib-spine-01", 40);
-  const Fabric f = build_fabric(raw, {});
+  const Fabric f = with_ca_on("gpu900 mlx5_0", "ib-spine-01", 40);
   expect_warning(f, WarningKind::HostOnSpine, "ib-spine-01");
   EXPECT_EQ(f.switch_count(SwitchTier::Spine), 2u);
   EXPECT_EQ(f.switch_count(SwitchTier::Leaf), 2u);
@@ -232,9 +226,7 @@ TEST(FabricWarnings, SwappedRailCables) {
 }
 
 TEST(FabricWarnings, HostOnTwoLeavesOfOneRail) {
-  RawFabric raw = make_clos(small());
-  add_ca_on(raw, "gpu001 mlx5_1", "ib-leaf-002", 20);
-  const Fabric f = build_fabric(raw, {});
+  const Fabric f = with_ca_on("gpu001 mlx5_1", "ib-leaf-002", 20);
   expect_warning(f, WarningKind::TwoLeavesOneRail,
                  "gpu001 mlx5_0 on ib-leaf-001 and gpu001 mlx5_1 on ib-leaf-002");
   EXPECT_EQ(f.rails, 1);

@@ -5,18 +5,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "message_of.hpp"
 #include "topology/node_name_map.hpp"
 
 namespace fabricfit {
 namespace {
 
 std::string error_of(std::string_view text) {
-  try {
-    (void)parse_node_name_map(text, "map.txt");
-  } catch (const NodeNameMapError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::message_of<NodeNameMapError>([&] { (void)parse_node_name_map(text, "map.txt"); },
+                                               "(no error)");
 }
 
 TEST(NodeNameMap, ReadsRdmaCoreSyntax) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/hostlist.hpp"
+#include "generated_fabric.hpp"
 #include "raw_fixtures.hpp"
 #include "topology/fabric_builder.hpp"
 #include "topology/slurm_topology.hpp"
@@ -9,11 +10,12 @@
 namespace fabricfit {
 namespace {
 
+using testing::clos_spec;
+using testing::make_clos;
+
 TEST(SlurmTopology, TwoTierHasOneRoot) {
-  ClosSpec s;
-  s.leaves = 2;
-  s.hosts_per_leaf = 4;
-  const std::string conf = slurm_topology_conf(build_fabric(testing::make_clos(s), {}));
+  const std::string conf =
+      slurm_topology_conf(build_fabric(make_clos(clos_spec({.leaves = 2, .hosts_per_leaf = 4})), {}));
   EXPECT_NE(conf.find("SwitchName=ib-leaf-001 Nodes=gpu[001-004]\n"), std::string::npos) << conf;
   EXPECT_NE(conf.find("SwitchName=ib-leaf-002 Nodes=gpu[005-008]\n"), std::string::npos) << conf;
   EXPECT_NE(conf.find("SwitchName=fabric-root Switches=ib-leaf-001,ib-leaf-002\n"), std::string::npos)
@@ -21,13 +23,8 @@ TEST(SlurmTopology, TwoTierHasOneRoot) {
 }
 
 TEST(SlurmTopology, ThreeTierRailsHavePodsUnderTheRoot) {
-  ClosSpec s;
-  s.pods = 2;
-  s.leaves = 2;
-  s.hosts_per_leaf = 2;
-  s.rails = 2;
-  s.uplinks = 2;
-  const std::string conf = slurm_topology_conf(build_fabric(testing::make_clos(s), {}));
+  const std::string conf = slurm_topology_conf(build_fabric(
+      make_clos(clos_spec({.pods = 2, .leaves = 2, .hosts_per_leaf = 2, .uplinks = 2, .rails = 2})), {}));
   EXPECT_NE(conf.find("SwitchName=ib-leaf-001 Nodes=gpu[001-002]\n"), std::string::npos) << conf;
   EXPECT_NE(conf.find("SwitchName=pod-01 Switches=ib-leaf-001,ib-leaf-002\n"), std::string::npos) << conf;
   EXPECT_NE(conf.find("SwitchName=fabric-root Switches=pod-01,pod-02\n"), std::string::npos) << conf;

@@ -15,6 +15,8 @@
 
 #include "common/byte_io.hpp"
 #include "common/crc32c.hpp"
+#include "generated_fabric.hpp"
+#include "message_of.hpp"
 #include "raw_fixtures.hpp"
 #include "topology/fabric_builder.hpp"
 #include "topology/readers/ibnetdiscover_reader.hpp"
@@ -30,26 +32,16 @@ SnapshotInfo info() {
 }
 
 Fabric rails_three_tier() {
-  ClosSpec s;
-  s.pods = 2;
-  s.leaves = 2;
-  s.hosts_per_leaf = 3;
-  s.spines = 2;
-  s.rails = 2;
-  s.uplinks = 2;
-  RawFabric raw = testing::make_clos(s);
+  RawFabric raw = testing::make_clos(
+      testing::clos_spec({.pods = 2, .leaves = 2, .hosts_per_leaf = 3, .uplinks = 2, .rails = 2}));
   testing::set_rate(raw, "ib-leaf-002-r1", 5, LinkRate{1, "HDR"});  // a degraded link
   testing::add_ca_on(raw, "MT4129 ConnectX7   Mellanox Technologies", "ib-leaf-001-r0", 30);  // a warning
   return build_fabric(raw, {});
 }
 
 std::string error_of(std::string_view bytes) {
-  try {
-    (void)decode_snapshot(bytes, "fabric.snap");
-  } catch (const SnapshotError& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return testing::message_of<SnapshotError>([&] { (void)decode_snapshot(bytes, "fabric.snap"); },
+                                            "(accepted)");
 }
 
 struct TempDir {
@@ -221,11 +213,7 @@ TEST(Snapshot, FailedSaveKeepsTheOldFile) {
 TEST(Snapshot, AWriterKilledMidWayNeverLeavesAHalfFile) {
   TempDir dir;
   const fs::path p = dir.path / "fabric.snap";
-  ClosSpec big;
-  big.leaves = 64;
-  big.hosts_per_leaf = 32;
-  big.spines = 16;
-  big.uplinks = 32;
+  ClosSpec big = testing::clos_spec({.leaves = 64, .hosts_per_leaf = 32, .spines = 16, .uplinks = 32});
   big.host_digits = 4;
   const Fabric a = build_fabric(testing::make_clos(big), {});
   const Fabric b = rails_three_tier();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "message_of.hpp"
 #include "placement/runtime/runtime_predictor.hpp"
 #include "placement/waiting/locality_wait.hpp"
 
@@ -111,13 +112,9 @@ TEST(RunTimePredictor, ATextThatDoesNotReadChangesNothing) {
   RunTimePredictor p;
   p.observe(7, 1, 1000, 250, 1000);
   const std::string header(RunTimePredictor::kTextHeader);
-  const auto error_of = [&](const std::string& text) -> std::string {
-    try {
-      p.merge_text(text, "/state/fabricfit.runtime-history");
-    } catch (const HistoryError& e) {
-      return e.what();
-    }
-    return "no error";
+  const auto error_of = [&](const std::string& text) {
+    return fabricfit::testing::message_of<HistoryError>(
+        [&] { p.merge_text(text, "/state/fabricfit.runtime-history"); }, "no error");
   };
   EXPECT_EQ(error_of(""), "/state/fabricfit.runtime-history: empty, not a run-time history");
   EXPECT_EQ(error_of("7 1 1000 0.5\n"),

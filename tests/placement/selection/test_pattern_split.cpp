@@ -42,6 +42,12 @@ void only_free(World& w, const std::vector<int>& free) {
   }
 }
 
+// The selector's choice for a job of 4 whole hosts that communicates as `pattern`.
+auto decide(const World& w, const char* pattern) {
+  FabricfitSelector sel;
+  return sel.decide(w.ctx(), job(4, pattern));
+}
+
 TEST(PatternSplit, StageHosts) {
   const JobShape four{.nodes = 4, .gpus_per_node = 8, .total_gpus = 32};
   // A stage is T x D ranks: 8 (one host), 16 (two hosts), 32 (the whole job).
@@ -75,8 +81,7 @@ TEST(PatternSplit, OneStagePerHostBoundariesOnGroupEdges) {
   World w(FixtureSpec{.leaf_groups = 4, .hosts_per_leaf = 4});
   only_free(w, {0, 1, 4, 5, 8, 9, 12, 13});
   const char* p = "tp=8,pp=4,dp=1";
-  FabricfitSelector sel;
-  const auto d = sel.decide(w.ctx(), job(4, p));
+  const auto d = decide(w, p);
   ASSERT_TRUE(d);
   const auto& hosts = d->chosen.allocation.hosts;
   ASSERT_EQ(hosts.size(), 4U);
@@ -97,8 +102,7 @@ TEST(PatternSplit, TwoHostStagesEachInsideOneGroup) {
   World w(FixtureSpec{.leaf_groups = 4, .hosts_per_leaf = 4});
   only_free(w, {0, 1, 4, 5});
   const char* p = "tp=4,pp=2,dp=4";
-  FabricfitSelector sel;
-  const auto d = sel.decide(w.ctx(), job(4, p));
+  const auto d = decide(w, p);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->chosen.allocation.hosts, (std::vector<int>{0, 1, 4, 5}));
   EXPECT_DOUBLE_EQ(d->chosen.score.spine_bytes, 32.0);
@@ -116,8 +120,7 @@ TEST(PatternSplit, WholeStageGroupsFirstCutsFewerBytes) {
   World w(FixtureSpec{.leaf_groups = 4, .hosts_per_leaf = 4});
   only_free(w, {0, 4, 5, 8});
   const char* p = "tp=8,pp=2,dp=2";
-  FabricfitSelector sel;
-  const auto d = sel.decide(w.ctx(), job(4, p));
+  const auto d = decide(w, p);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->chosen.allocation.hosts, (std::vector<int>{4, 5, 0, 8}));
   EXPECT_DOUBLE_EQ(d->chosen.score.spine_bytes, 48.0);
@@ -136,8 +139,7 @@ TEST(PatternSplit, FollowsTheBytesWhenCuttingAStageCostsLess) {
   const char* p = "tp=4,pp=2,dp=4";
   EXPECT_DOUBLE_EQ(spine_bytes(w, {0, 1, 4, 5}, p), 32.0);
   EXPECT_DOUBLE_EQ(spine_bytes(w, {0, 1, 2, 4}, p), 28.0);
-  FabricfitSelector sel;
-  const auto d = sel.decide(w.ctx(), job(4, p));
+  const auto d = decide(w, p);
   ASSERT_TRUE(d);
   EXPECT_DOUBLE_EQ(d->chosen.score.spine_bytes, 28.0);
 }
@@ -147,8 +149,7 @@ TEST(PatternSplit, RingKeepsGroupsContiguousInIndexOrder) {
   // per group edge, 3 x 2 x 31/32 = 5.8125 whatever the order of the groups).
   World w(FixtureSpec{.leaf_groups = 4, .hosts_per_leaf = 4});
   only_free(w, {0, 4, 5, 8});
-  FabricfitSelector sel;
-  const auto d = sel.decide(w.ctx(), job(4, "ring"));
+  const auto d = decide(w, "ring");
   ASSERT_TRUE(d);
   EXPECT_EQ(d->chosen.allocation.hosts, (std::vector<int>{0, 4, 5, 8}));
   EXPECT_DOUBLE_EQ(d->chosen.score.spine_bytes, 3 * 2.0 * 31 / 32);

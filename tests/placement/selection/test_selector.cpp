@@ -28,11 +28,16 @@ std::set<int> groups(const World& w, const Allocation& a) {
   return {g.begin(), g.end()};
 }
 
+// Where the fabricfit selector puts the job in the world as it stands.
+std::optional<Allocation> place(const World& w, const JobRequest& request) {
+  FabricfitSelector sel;
+  return sel.place(w.ctx(), request);
+}
+
 TEST(Selector, SmallJobFillsAPartlyUsedHost) {
   World w(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4});
   w.busy(6, 5);  // 3 free on gpu007
-  FabricfitSelector sel;
-  const auto a = sel.place(w.ctx(), nodes_of(1, 2));
+  const auto a = place(w, nodes_of(1, 2));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->hosts, std::vector<int>{6});
   EXPECT_EQ(a->gpus, std::vector<int>{2});
@@ -43,8 +48,7 @@ TEST(Selector, SmallJobAvoidsBreakingAWholeLeafGroup) {
   // 1-GPU job goes to leaf-02, keeping leaf-01 whole for a 4-node job.
   World w(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4});
   w.busy(4, 8);
-  FabricfitSelector sel;
-  const auto a = sel.place(w.ctx(), nodes_of(1, 1));
+  const auto a = place(w, nodes_of(1, 1));
   ASSERT_TRUE(a);
   EXPECT_EQ(w.index.leaf_group_of(a->hosts[0]), 1);
 }
@@ -55,8 +59,7 @@ TEST(Selector, MultiNodeJobTakesTheTightestLeafGroup) {
   World w(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4});
   w.busy(0, 8);
   w.busy(1, 8);
-  FabricfitSelector sel;
-  const auto a = sel.place(w.ctx(), nodes_of(2));
+  const auto a = place(w, nodes_of(2));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->hosts, (std::vector<int>{2, 3}));
 }
@@ -67,8 +70,7 @@ TEST(Selector, SplitJobConsumesPartlyFreeGroupsNotWholeOnes) {
   World w(FixtureSpec{.leaf_groups = 4, .hosts_per_leaf = 4});
   w.busy(8, 8);
   w.busy(12, 8);
-  FabricfitSelector sel;
-  const auto a = sel.place(w.ctx(), nodes_of(6));
+  const auto a = place(w, nodes_of(6));
   ASSERT_TRUE(a);
   EXPECT_EQ(groups(w, *a), (std::set<int>{2, 3}));
   TreePolicy tree;

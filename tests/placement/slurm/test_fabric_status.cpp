@@ -10,10 +10,8 @@
 #include <vector>
 
 #include "capi/fabricfit_api.h"
+#include "generated_fabric.hpp"
 #include "placement/slurm/fabric_status.hpp"
-#include "topology/fabric_builder.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
 #include "topology/snapshot.hpp"
 
 using namespace fabricfit;
@@ -25,12 +23,22 @@ constexpr ff_pattern_t tree{FF_PATTERN_TREE, 1, 1, 1};
 
 // 3 leaf groups of 4 hosts, 2 spines, 2:1 oversubscribed leaves.
 Fabric fabric() {
-  ClosSpec spec;
-  spec.leaves = 3;
-  spec.hosts_per_leaf = 4;
-  spec.spines = 2;
-  spec.uplinks = 2;  // 2:1 oversubscribed
-  return build_fabric(read_ibnetdiscover_text(generate_ibnetdiscover(spec), "generated"), ModelOptions{});
+  return fabricfit::testing::generated_fabric(
+      fabricfit::testing::clos_spec({.leaves = 3, .hosts_per_leaf = 4, .uplinks = 2}));
+}
+
+// A cable of leaf group `group`'s leaf found at 4xEDR where 4xHDR is expected, as the
+// builder records one.
+DegradedLink add_degraded_uplink(Fabric& f, int group, int port, const std::string& spine, int spine_port) {
+  DegradedLink d;
+  d.a = f.graph[f.leaf_groups[group].leaves[0]].name;
+  d.port_a = port;
+  d.b = spine;
+  d.port_b = spine_port;
+  d.rate = *parse_link_rate("4xEDR");
+  d.expected_rate = *parse_link_rate("4xHDR");
+  f.degraded_links.push_back(d);
+  return d;
 }
 
 }  // namespace
@@ -91,14 +99,7 @@ TEST(TopologyText, LeafGroupsWithHostlistsFreeGpusAndUplinks) {
 
 TEST(TopologyText, DegradedLinksAreListed) {
   Fabric f = fabric();
-  DegradedLink d;
-  d.a = f.graph[f.leaf_groups[0].leaves[0]].name;
-  d.port_a = 5;
-  d.b = "ib-spine-01";
-  d.port_b = 1;
-  d.rate = *parse_link_rate("4xEDR");
-  d.expected_rate = *parse_link_rate("4xHDR");
-  f.degraded_links.push_back(d);
+  const DegradedLink d = add_degraded_uplink(f, 0, 5, "ib-spine-01", 1);
   const GpuState gpus = GpuState::uniform(static_cast<int>(f.hosts.size()), 8);
   const auto text = topology_text(f, SnapshotInfo{}, gpus, {}, 0);
   EXPECT_NE(text.find(fmt::format("DegradedLink={}[5]-ib-spine-01[1] Rate=4xEDR Expected=4xHDR", d.a)),
@@ -110,14 +111,7 @@ TEST(TopologyText, DegradedLinksAreListed) {
 
 TEST(TopologyText, AClientFiltersThePackedTextAsTheControllerWould) {
   Fabric f = fabric();
-  DegradedLink d;
-  d.a = f.graph[f.leaf_groups[2].leaves[0]].name;
-  d.port_a = 6;
-  d.b = "ib-spine-02";
-  d.port_b = 3;
-  d.rate = *parse_link_rate("4xEDR");
-  d.expected_rate = *parse_link_rate("4xHDR");
-  f.degraded_links.push_back(d);
+  add_degraded_uplink(f, 2, 6, "ib-spine-02", 3);
   const GpuState gpus = GpuState::uniform(static_cast<int>(f.hosts.size()), 8);
   const auto all = topology_text(f, SnapshotInfo{}, gpus, {}, 0);
   EXPECT_NE(all.find(" LeafGroup=" + f.leaf_groups[2].name), std::string::npos) << all;

@@ -12,11 +12,9 @@
 #include <fmt/format.h>
 
 #include "capi/fabricfit_api.h"
+#include "generated_fabric.hpp"
 #include "placement/placement_score.hpp"
 #include "placement/slurm/job_environment.hpp"
-#include "topology/fabric_builder.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
 #include "topology/snapshot.hpp"
 
 using namespace fabricfit;
@@ -25,16 +23,12 @@ namespace {
 
 // 2 leaf groups of 4 hosts, `rails` rails, one storage HCA per host (mlx5_<rails>).
 Fabric lab_fabric(int rails, int storage = 1, int pods = 0) {
-  ClosSpec spec;
-  spec.leaves = 2;
-  spec.hosts_per_leaf = 4;
-  spec.spines = 2;
-  spec.rails = rails;
-  spec.pods = pods;
+  ClosSpec spec =
+      fabricfit::testing::clos_spec({.pods = pods, .leaves = 2, .hosts_per_leaf = 4, .rails = rails});
   spec.extras.storage_hcas = storage > 0;
   ModelOptions options;
   options.compute_hca_pattern = rails == 1 ? "mlx5_0" : "mlx5_[0-" + std::to_string(rails - 1) + "]";
-  return build_fabric(read_ibnetdiscover_text(generate_ibnetdiscover(spec), "generated"), options);
+  return fabricfit::testing::generated_fabric(spec, options);
 }
 
 std::map<std::string, std::string> as_map(const JobEnvironment& env) {

@@ -78,6 +78,14 @@ struct WaitWorld {
   }
 };
 
+// Whether C waited for a group or was split, and the mean completion time of the 2-host
+// jobs (A, B and C), which says when C started and how fast it ran.
+void expect_c(const ReplayResult& r, int locality_waits, int split_jobs, double jct_mean_s) {
+  EXPECT_EQ(r.locality_waits, locality_waits);
+  EXPECT_EQ(r.split_jobs, split_jobs);
+  EXPECT_DOUBLE_EQ(r.classes[2].jct_mean_s, jct_mean_s);
+}
+
 std::vector<TraceJob> wait_trace(double c_duration) {
   return {{.id = "A", .submit_s = 0, .duration_s = 100, .nodes = 2, .gpus_per_node = 8},
           {.id = "B", .submit_s = 0, .duration_s = 300, .nodes = 2, .gpus_per_node = 8},
@@ -88,10 +96,7 @@ TEST(LocalityWait, AWaitThatPays) {
   // C runs 1000 s: gain 1000 x 0.5 = 500 > 99: it waits and runs whole in leaf-01 from 100
   // to 1100 (completion 1099 s); split at once it would end at 1 + 1500.
   WaitWorld w;
-  const auto waited = w.run(wait_trace(1000), 3600);
-  EXPECT_EQ(waited.locality_waits, 1);
-  EXPECT_EQ(waited.split_jobs, 0);
-  EXPECT_DOUBLE_EQ(waited.classes[2].jct_mean_s, (100.0 + 300 + 1099) / 3);
+  expect_c(w.run(wait_trace(1000), 3600), 1, 0, (100.0 + 300 + 1099) / 3);
   const auto eager = w.run(wait_trace(1000), 0);
   EXPECT_EQ(eager.split_jobs, 1);
   EXPECT_DOUBLE_EQ(eager.classes[2].jct_mean_s, (100.0 + 300 + 1500) / 3);
@@ -100,10 +105,7 @@ TEST(LocalityWait, AWaitThatPays) {
 TEST(LocalityWait, AWaitThatDoesNotPay) {
   // C runs 100 s: gain 50 < 99: it starts split at 1 and ends at 151.
   WaitWorld w;
-  const auto r = w.run(wait_trace(100), 3600);
-  EXPECT_EQ(r.locality_waits, 0);
-  EXPECT_EQ(r.split_jobs, 1);
-  EXPECT_DOUBLE_EQ(r.classes[2].jct_mean_s, (100.0 + 300 + 150) / 3);
+  expect_c(w.run(wait_trace(100), 3600), 0, 1, (100.0 + 300 + 150) / 3);
 }
 
 // wait_trace with W (one host, 10 s from 0), whose end teaches the predictor, and C
@@ -125,15 +127,9 @@ TEST(LocalityWait, AWaitThatPaysOnlyByTheJobsHistory) {
   WaitWorld w;
   w.options.wait.overestimate = 4;
   const std::vector<TraceJob> jobs = taught_trace(180);
-  const auto by_limit = w.run(jobs, 3600);
-  EXPECT_EQ(by_limit.locality_waits, 0);
-  EXPECT_EQ(by_limit.split_jobs, 1);
-  EXPECT_DOUBLE_EQ(by_limit.classes[2].jct_mean_s, (100.0 + 300 + 270) / 3);
+  expect_c(w.run(jobs, 3600), 0, 1, (100.0 + 300 + 270) / 3);
   w.options.wait.estimate = RunEstimate::History;
-  const auto by_history = w.run(jobs, 3600);
-  EXPECT_EQ(by_history.locality_waits, 1);
-  EXPECT_EQ(by_history.split_jobs, 0);
-  EXPECT_DOUBLE_EQ(by_history.classes[2].jct_mean_s, (100.0 + 300 + 260) / 3);
+  expect_c(w.run(jobs, 3600), 1, 0, (100.0 + 300 + 260) / 3);
 }
 
 TEST(LocalityWait, AJobItsHistoryCallsShortDoesNotWait) {
@@ -147,15 +143,9 @@ TEST(LocalityWait, AJobItsHistoryCallsShortDoesNotWait) {
   WaitWorld w;
   w.options.wait.round_limits = true;
   const std::vector<TraceJob> jobs = taught_trace(1000);
-  const auto by_limit = w.run(jobs, 3600);
-  EXPECT_EQ(by_limit.locality_waits, 1);
-  EXPECT_EQ(by_limit.split_jobs, 0);
-  EXPECT_DOUBLE_EQ(by_limit.classes[2].jct_mean_s, (100.0 + 300 + 1080) / 3);
+  expect_c(w.run(jobs, 3600), 1, 0, (100.0 + 300 + 1080) / 3);
   w.options.wait.estimate = RunEstimate::History;
-  const auto by_history = w.run(jobs, 3600);
-  EXPECT_EQ(by_history.locality_waits, 0);
-  EXPECT_EQ(by_history.split_jobs, 1);
-  EXPECT_DOUBLE_EQ(by_history.classes[2].jct_mean_s, (100.0 + 300 + 1500) / 3);
+  expect_c(w.run(jobs, 3600), 0, 1, (100.0 + 300 + 1500) / 3);
 }
 
 TEST(LocalityWait, ReservedHostsOnlyForJobsThatEndInTime) {

@@ -6,11 +6,13 @@
 #include <set>
 #include <sstream>
 
+#include "generated_fabric.hpp"
 #include "topology/generate/clos_generator.hpp"
 
 using fabricfit::ClosSpec;
 using fabricfit::generate_ibnetdiscover;
 using fabricfit::SpecError;
+using fabricfit::testing::clos_spec;
 
 namespace {
 
@@ -69,12 +71,9 @@ TEST(ClosGenerator, TwoTierHasEveryHostLeafAndUplink) {
 }
 
 TEST(ClosGenerator, UplinksSpreadRoundRobinOverSpines) {
-  ClosSpec s;
-  s.leaves = 2;
-  s.hosts_per_leaf = 4;
-  s.spines = 2;
-  s.uplinks = 2;  // 2:1 oversubscribed
-  const auto d = read_back(generate_ibnetdiscover(s));
+  // 4 hosts over 2 uplinks: 2:1 oversubscribed
+  const auto d =
+      read_back(generate_ibnetdiscover(clos_spec({.leaves = 2, .hosts_per_leaf = 4, .uplinks = 2})));
   std::map<std::string, int> per_spine;
   for (const auto& [end, peer] : d.links) {
     if (d.desc.at(end.first).rfind("ib-leaf-", 0) == 0 && d.is_switch.at(peer.first)) {
@@ -87,11 +86,7 @@ TEST(ClosGenerator, UplinksSpreadRoundRobinOverSpines) {
 }
 
 TEST(ClosGenerator, RailsPutHcaROnTheRailRLeafOfItsGroup) {
-  ClosSpec s;
-  s.leaves = 2;
-  s.hosts_per_leaf = 2;
-  s.rails = 4;
-  const auto d = read_back(generate_ibnetdiscover(s));
+  const auto d = read_back(generate_ibnetdiscover(clos_spec({.leaves = 2, .hosts_per_leaf = 2, .rails = 4})));
   EXPECT_EQ(count_if_desc(d, "gpu"), 4 * 4);
   EXPECT_EQ(count_if_desc(d, "ib-leaf-"), 2 * 4);
   expect_symmetric(d);
@@ -107,13 +102,8 @@ TEST(ClosGenerator, RailsPutHcaROnTheRailRLeafOfItsGroup) {
 }
 
 TEST(ClosGenerator, ThreeTierHasPodsUnderCores) {
-  ClosSpec s;
-  s.pods = 2;
-  s.leaves = 2;
-  s.hosts_per_leaf = 4;
-  s.spines = 2;
-  s.cores = 2;
-  const auto d = read_back(generate_ibnetdiscover(s));
+  const auto d =
+      read_back(generate_ibnetdiscover(clos_spec({.pods = 2, .leaves = 2, .hosts_per_leaf = 4, .cores = 2})));
   EXPECT_EQ(count_if_desc(d, "gpu"), 16);
   EXPECT_EQ(count_if_desc(d, "ib-p01-spine-"), 2);
   EXPECT_EQ(count_if_desc(d, "ib-p02-spine-"), 2);
@@ -140,10 +130,7 @@ TEST(ClosGenerator, ThreeTierHasPodsUnderCores) {
 }
 
 TEST(ClosGenerator, RateAppearsOnEveryLink) {
-  ClosSpec s;
-  s.leaves = 1;
-  s.hosts_per_leaf = 2;
-  s.spines = 1;
+  ClosSpec s = clos_spec({.leaves = 1, .hosts_per_leaf = 2, .spines = 1});
   s.rate = *fabricfit::parse_link_rate("4xEDR");
   const auto net = generate_ibnetdiscover(s);
   EXPECT_EQ(net.find("4xHDR"), std::string::npos);
@@ -182,12 +169,8 @@ TEST(ClosGenerator, RefusesFabricsThatDoNotFitTheSwitches) {
 TEST(ClosGenerator, SlurmNodeList) {
   ClosSpec s;
   EXPECT_EQ(fabricfit::slurm_node_list(s), "gpu[001-032]");
-  ClosSpec t;
+  ClosSpec t = clos_spec({.leaves = 1, .hosts_per_leaf = 1, .spines = 1, .uplinks = 1});
   t.first_host = 7;
-  t.leaves = 1;
-  t.hosts_per_leaf = 1;
-  t.spines = 1;
-  t.uplinks = 1;
   EXPECT_EQ(fabricfit::slurm_node_list(t), "gpu007");
   EXPECT_EQ(fabricfit::format_range("n", 2, 7, 7), "n07");
 }

@@ -3,33 +3,24 @@
 // and the model builder: the capacities the model shows are the ones the options asked for.
 #include <gtest/gtest.h>
 
+#include "generated_fabric.hpp"
 #include "placement/locality_index.hpp"
 #include "placement/runtime/runtime_model.hpp"
-#include "topology/fabric_builder.hpp"
-#include "topology/generate/clos_generator.hpp"
-#include "topology/readers/ibnetdiscover_reader.hpp"
 
 using namespace fabricfit;
+using fabricfit::testing::generated_fabric;
 
 namespace {
 
-Fabric model_of(const ClosSpec& spec) {
-  return build_fabric(read_ibnetdiscover_text(generate_ibnetdiscover(spec), "generated"), ModelOptions{});
-}
-
 ClosSpec two_tier(int leaves, int hosts, int spines) {
-  ClosSpec s;
-  s.leaves = leaves;
-  s.hosts_per_leaf = hosts;
-  s.spines = spines;
-  return s;
+  return fabricfit::testing::clos_spec({.leaves = leaves, .hosts_per_leaf = hosts, .spines = spines});
 }
 
 TEST(ClosVariants, OversubscriptionSetsUplinks) {
   for (double ratio : {1.0, 2.0, 3.0}) {
     ClosSpec s = two_tier(4, 12, 2);
     s.oversubscription = ratio;
-    const Fabric f = model_of(s);
+    const Fabric f = generated_fabric(s);
     ASSERT_EQ(f.leaf_groups.size(), 4u);
     for (const auto& lg : f.leaf_groups) {
       EXPECT_EQ(lg.uplinks, static_cast<int>(12 / ratio)) << ratio;
@@ -46,7 +37,7 @@ TEST(ClosVariants, HalfTheUplinksOfOneGroupAtHalfRate) {
   // Fabric (c): 1 leaf group in 10 with half its uplinks at 4xEDR (100) instead of 4xHDR (200).
   ClosSpec s = two_tier(10, 8, 4);
   s.degraded.push_back(parse_uplink_degradation("groups=3,fraction=0.5,rate=4xEDR"));
-  const Fabric f = model_of(s);
+  const Fabric f = generated_fabric(s);
   const LocalityIndex index(f);
   for (int l = 0; l < index.leaf_group_count(); ++l) {
     const auto& g = index.leaf_group(l);
@@ -69,7 +60,7 @@ TEST(ClosVariants, OneRailDegradedOnEveryGroup) {
   ClosSpec s = two_tier(4, 4, 2);
   s.rails = 8;
   s.degraded.push_back(parse_uplink_degradation("rail=3,rate=4xEDR"));
-  const Fabric f = model_of(s);
+  const Fabric f = generated_fabric(s);
   ASSERT_EQ(f.rails, 8);
   for (const auto& lg : f.leaf_groups) {
     EXPECT_EQ(lg.uplinks, 32);
@@ -83,7 +74,7 @@ TEST(ClosVariants, ThreeTierTwoToOneAtTheCore) {
   ClosSpec s = two_tier(4, 8, 4);
   s.pods = 2;
   s.core_oversubscription = 2;
-  const Fabric f = model_of(s);
+  const Fabric f = generated_fabric(s);
   ASSERT_EQ(f.pods.size(), 2u);
   for (const auto& pod : f.pods) {
     EXPECT_EQ(pod.uplinks, 16);  // each spine: 4 groups x 8 uplinks / 4 spines = 8 down, 4 up

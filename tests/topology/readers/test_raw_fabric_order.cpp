@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "generated_fabric.hpp"
 #include "reader_test_util.hpp"
 #include "topology/generate/clos_generator.hpp"
 #include "topology/readers/raw_fabric_dump.hpp"
@@ -31,11 +32,8 @@ RawFabric shuffled(const RawFabric& in, unsigned seed) {
 }
 
 TEST(RawFabricOrder, AnyInputOrderGivesTheSameNodes) {
-  ClosSpec spec;
-  spec.rails = 2;
-  spec.leaves = 3;
-  spec.hosts_per_leaf = 4;
-  const RawFabric original = parse(generate_ibnetdiscover(spec));
+  const RawFabric original =
+      parse(generate_ibnetdiscover(testing::clos_spec({.leaves = 3, .hosts_per_leaf = 4, .rails = 2})));
   for (unsigned seed : {1u, 2u, 3u}) {
     RawFabric f = shuffled(original, seed);
     ASSERT_NE(f.nodes, original.nodes);
