@@ -37,6 +37,8 @@ check "explain of a running job prints where it is and the alternatives" \
            grep -q "^fabricfit.s choice on the same free GPUs" "$1" && grep -q "^topology/tree best fit" "$1" &&
            grep -q "GB per GB of message" "$1" && grep -q "GPUs the workload mix can no longer use" "$1"' _ "$tmp/b.txt"
 diag "$(cat "$tmp/b.txt")"
+check "explain of the running job labels its unusable GPUs as of now, on today's free GPUs" \
+  grep -q "^  unusable     [-+][0-9.]* GPUs the workload mix can no longer use: now, on today.s free GPUs" "$tmp/b.txt"
 "$FABRICFIT" explain "$b" --conf "$conf" --json > "$tmp/b.json"
 "$FABRICFIT" score "$snap" --nodes 'gpu[008-009]' --pattern ring --gpus-per-node 8 --json > "$tmp/score.json"
 check "explain --json: 2 leaf groups placed, fabricfit's choice on 1, its cross-spine traffic that of fabricfit score" \
@@ -59,6 +61,13 @@ check "explain of a pending job says what it waits for and that nothing fits now
 diag "$(cat "$tmp/c.txt")"
 check "explain --json of the pending job has waits_for and no choice" \
   python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); assert e["state"] == "PENDING" and e["waits_for"] and "fabricfit_choice" not in e, e' "$tmp/c.json"
+if [ ! -e /var/lib/fabricfit/fabric.snapshot ]; then
+  check "explain with no fabricfit.conf says none was found, what it tried, and the default snapshot path" \
+    bash -c '! "$1" explain "$2" --conf "$3" 2> "$4" &&
+             grep -qF "no fabricfit.conf found (tried $3, named by --conf); using the default snapshot path: /var/lib/fabricfit/fabric.snapshot: cannot open" "$4"' \
+    _ "$FABRICFIT" "$b" "$tmp/no-such.conf" "$tmp/noconf.err"
+  diag "$(cat "$tmp/noconf.err")"
+fi
 check "explain of a job Slurm does not know fails, naming it" \
   bash -c '! "$1" explain 999999 --conf "$2" 2> "$3" && grep -q "999999" "$3"' _ "$FABRICFIT" "$conf" "$tmp/none.err"
 diag "$(cat "$tmp/none.err")"
@@ -143,6 +152,28 @@ else
   fail "needs chromium, which is missing: package chromium; contrib/setup-slurm.sh installs it"
 fi
 
-scancel "$a" "$b" "$c"
+# D: a running job fabricfit placed (B named its nodes: its record has no figures). Its
+# unusable GPUs now, on today's free GPUs, and at placement, as its record says, labelled.
+scancel "$c"
+d=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap 'sleep 120')
+wait_for 30 bash -c '[ "$(squeue -h -j "$1" -o %T)" = RUNNING ] &&
+                     scontrol show job "$1" | grep -q "AdminComment=fabricfit placement=fabricfit .*unusable_gpus="' _ "$d"
+"$FABRICFIT" explain "$d" --conf "$conf" > "$tmp/d.txt" 2>&1
+diag "$(cat "$tmp/d.txt")"
+rec_unusable=$(sed -n 's/^placement record: .* unusable_gpus=\([^ ]*\).*/\1/p' "$tmp/d.txt")
+check "explain of a running job fabricfit placed: unusable now, and at placement as its record says ($rec_unusable)" \
+  bash -c '[ -n "$2" ] &&
+           grep -q "^  unusable     [-+][0-9.]* GPUs the workload mix can no longer use: now, on today.s free GPUs" "$1" &&
+           grep -qF -- "               $2 at placement (its placement record)" "$1"' _ "$tmp/d.txt" "$rec_unusable"
+"$FABRICFIT" explain "$d" --conf "$conf" --json > "$tmp/d.json" 2>&1
+check "explain --json of it: gpus_made_unusable now, gpus_made_unusable_at_placement the record's" \
+  python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1])); p = e["placement"]
+assert p["unusable_when"] == "now" and isinstance(p["gpus_made_unusable"], float), p
+assert p["gpus_made_unusable_at_placement"] == float(e["record"]["unusable_gpus"]), (p, e["record"])
+' "$tmp/d.json"
+
+scancel "$a" "$b" "$d"
 lab_down "$lab" > /dev/null 2>&1
 done_testing
