@@ -128,6 +128,30 @@ assert p["uplink_ms_per_gb"] == float(words["uplink_ms"]) > 0, (p, words)
 assert p["gpus_made_unusable"] == float(words["unusable_gpus"]) and p["unusable_when"] == "placement", (p, words)
 ' "$tmp/c.json" "$rec_c"
 
+# D: a running job fabricfit placed. Its unusable GPUs now, on today's free GPUs, and at
+# placement, as its record says, labelled. (test_explain_live.sh's lab runs topology/tree:
+# no records there.)
+d=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap 'sleep 120')
+wait_for 30 bash -c '[ "$(squeue -h -j "$1" -o %T)" = RUNNING ] &&
+                     scontrol show job "$1" | grep -q "AdminComment=fabricfit placement=fabricfit .*unusable_gpus="' _ "$d"
+"$FABRICFIT" explain "$d" --conf "$conf" > "$tmp/d.txt" 2>&1
+diag "$(cat "$tmp/d.txt")"
+rec_unusable=$(sed -n 's/^placement record: .* unusable_gpus=\([^ ]*\).*/\1/p' "$tmp/d.txt")
+check "explain of a running job fabricfit placed: unusable now, and at placement as its record says ($rec_unusable)" \
+  bash -c '[ -n "$2" ] &&
+           grep -q "^  unusable     [-+][0-9.]* GPUs the workload mix can no longer use: now, on today.s free GPUs" "$1" &&
+           grep -qF -- "               $2 at placement (its placement record)" "$1"' _ "$tmp/d.txt" "$rec_unusable"
+"$FABRICFIT" explain "$d" --conf "$conf" --json > "$tmp/d.json" 2>&1
+check "explain --json of it: gpus_made_unusable now, gpus_made_unusable_at_placement the record's" \
+  python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1])); p = e["placement"]
+assert p["unusable_when"] == "now" and isinstance(p["gpus_made_unusable"], float), p
+assert p["gpus_made_unusable_at_placement"] == float(e["record"]["unusable_gpus"]), (p, e["record"])
+' "$tmp/d.json"
+
+scancel "$d"
+
 check "slurmctld is still running" pid_running "$(cat "$lab/run/slurmctld.pid")"
 check "slurmdbd is still running" pid_running "$(cat "$lab/run/slurmdbd.pid")"
 # PID:START of each: a PID given to another process since is not a survivor.

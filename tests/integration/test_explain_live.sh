@@ -152,28 +152,6 @@ else
   fail "needs chromium, which is missing: package chromium; contrib/setup-slurm.sh installs it"
 fi
 
-# D: a running job fabricfit placed (B named its nodes: its record has no figures). Its
-# unusable GPUs now, on today's free GPUs, and at placement, as its record says, labelled.
-scancel "$c"
-d=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap 'sleep 120')
-wait_for 30 bash -c '[ "$(squeue -h -j "$1" -o %T)" = RUNNING ] &&
-                     scontrol show job "$1" | grep -q "AdminComment=fabricfit placement=fabricfit .*unusable_gpus="' _ "$d"
-"$FABRICFIT" explain "$d" --conf "$conf" > "$tmp/d.txt" 2>&1
-diag "$(cat "$tmp/d.txt")"
-rec_unusable=$(sed -n 's/^placement record: .* unusable_gpus=\([^ ]*\).*/\1/p' "$tmp/d.txt")
-check "explain of a running job fabricfit placed: unusable now, and at placement as its record says ($rec_unusable)" \
-  bash -c '[ -n "$2" ] &&
-           grep -q "^  unusable     [-+][0-9.]* GPUs the workload mix can no longer use: now, on today.s free GPUs" "$1" &&
-           grep -qF -- "               $2 at placement (its placement record)" "$1"' _ "$tmp/d.txt" "$rec_unusable"
-"$FABRICFIT" explain "$d" --conf "$conf" --json > "$tmp/d.json" 2>&1
-check "explain --json of it: gpus_made_unusable now, gpus_made_unusable_at_placement the record's" \
-  python3 -c '
-import json, sys
-e = json.load(open(sys.argv[1])); p = e["placement"]
-assert p["unusable_when"] == "now" and isinstance(p["gpus_made_unusable"], float), p
-assert p["gpus_made_unusable_at_placement"] == float(e["record"]["unusable_gpus"]), (p, e["record"])
-' "$tmp/d.json"
-
-scancel "$a" "$b" "$d"
+scancel "$a" "$b" "$c"
 lab_down "$lab" > /dev/null 2>&1
 done_testing
