@@ -7,10 +7,12 @@
 // output (scontrol show job/nodes --json).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/explain_placement.hpp"
 #include "cli/placement_input.hpp"
 #include "cli/slurm_cluster.hpp"
 #include "common/hostlist.hpp"
@@ -31,6 +33,7 @@ struct ExplainOptions {
   std::string job_id;
   std::string snapshot;
   std::string conf = "/etc/slurm/fabricfit.conf";
+  bool conf_given = false;  // --conf on the command line, not its default
   std::string pattern;
   std::string jobs_json, nodes_json;  // Slurm's JSON from files instead of scontrol
   bool json_out = false;
@@ -106,43 +109,6 @@ bool has_ended(const SlurmJob& job) {
   return std::find(live.begin(), live.end(), job.state) == live.end();
 }
 
-// The record's words as JSON: {"placement": "fabricfit", "leaf_groups": "2", ...}.
-json record_json(const std::string& record) {
-  json j = json::object();
-  for (const char* key : {"placement", "reason", "leaf_groups", "groups", "cross_spine_gb", "pods",
-                          "cross_core_gb", "uplink_ms", "unusable_gpus", "pattern"}) {
-    if (const auto v = record_value(record, key); !v.empty()) j[key] = v;
-  }
-  return j;
-}
-
-std::string render_placement(const json& p) {
-  std::string out = fmt::format("  nodes        {} ({} GPUs)\n  leaf groups  {} ({})\n",
-                                p["nodes"].get<std::string>(), p["gpus"].get<int>(), p["leaf_groups"].size(),
-                                fmt::join(p["leaf_groups"].get<std::vector<std::string>>(), ", "));
-  if (p["pods"].get<int>() > 0) out += fmt::format("  pods         {}\n", p["pods"].get<int>());
-  out += fmt::format("  cross-spine  {:.3g} GB per GB of message ({:.0f}% of its inter-node traffic)\n",
-                     p["cross_spine_gb_per_gb"].get<double>(), 100 * p["cross_spine_share"].get<double>());
-  if (p["cross_core_gb_per_gb"].get<double>() > 0)
-    out +=
-        fmt::format("  cross-core   {:.3g} GB per GB of message\n", p["cross_core_gb_per_gb"].get<double>());
-  if (p["uplink_ms_per_gb"].get<double>() > 0) {
-    out += fmt::format(
-        "  uplinks      {:.3g} ms per GB of message on the busiest ({}), oversubscribed {:.2g}:1\n",
-        p["uplink_ms_per_gb"].get<double>(), p["busiest_uplinks"].get<std::string>(),
-        p["uplink_oversubscription"].get<double>());
-  } else {
-    out += "  uplinks      none used: no traffic leaves a leaf group\n";
-  }
-  if (p.contains("uplink_share"))
-    out += fmt::format("  beside       the running split jobs it keeps {:.3g} of its uplink demand\n",
-                       p["uplink_share"].get<double>());
-  if (p["gpus_made_unusable"].is_number())
-    out += fmt::format("  unusable     {:+.1f} GPUs the workload mix can no longer use\n",
-                       p["gpus_made_unusable"].get<double>());
-  return out;
-}
-
 // What a pending job's state reason means, and what it waits for.
 std::string waits_for(const SlurmJob& job, bool fits_now) {
   const std::string& r = job.reason;
@@ -158,7 +124,16 @@ std::string waits_for(const SlurmJob& job, bool fits_now) {
 
 int run_explain(const ExplainOptions& opt) {
   const SiteConfig site = load_site_config(opt.conf);
-  const Fabric fabric = load_fabric(opt.snapshot.empty() ? site.snapshot_file : opt.snapshot);
+  const Fabric fabric = [&] {
+    if (!opt.snapshot.empty()) return load_fabric(opt.snapshot);
+    try {
+      return load_fabric(site.snapshot_file);
+    } catch (const std::exception& e) {
+      std::error_code ec;
+      throw std::runtime_error(
+          snapshot_load_error(opt.conf, opt.conf_given, std::filesystem::exists(opt.conf, ec), e.what()));
+    }
+  }();
   const LocalityIndex index(fabric);
   const auto jobs = read_jobs(opt.jobs_json, opt.job_id);
   const auto it = std::find_if(jobs.begin(), jobs.end(),
@@ -179,6 +154,7 @@ int run_explain(const ExplainOptions& opt) {
               {"placement_record", job.placement_record},
               {"read_from", job.from_accounting ? "accounting" : "slurmctld"}};
   if (!job.placement_record.empty()) out["record"] = record_json(job.placement_record);
+  if (accounting_lacks_gpus(job)) out["accounting_note"] = accounting_gpus_note(job);
   const bool placed = !job.nodes.empty() && job.state != "PENDING";
   const bool ended = placed && has_ended(job);
   // The split jobs running beside it (not for an ended job: today's are not its own).
@@ -215,12 +191,13 @@ int run_explain(const ExplainOptions& opt) {
     if (!ended && out["placement"]["leaf_groups"].size() > 1)
       out["placement"]["uplink_share"] =
           running.share_if_added(TrafficMatrix::build(pattern, a.gpus), a.hosts);
-    if (ended) {
-      // The GPUs it made unusable are the controller's number, at its start, if recorded.
-      const auto u = record_value(job.placement_record, "unusable_gpus");
-      out["placement"]["gpus_made_unusable"] = u.empty() ? json(nullptr) : json(std::stod(u));
+    // Figures of then from the record: the GPUs it made unusable once it has ended, all of
+    // them when accounting kept no GPU counts.
+    out["placement"] = reconcile_own_placement(
+        out["placement"],
+        {.ended = ended, .gpus_known = !accounting_lacks_gpus(job), .record = job.placement_record});
+    if (ended)
       out["free_state"] = "ended: the free GPUs of its start are gone; the placement record has them";
-    }
   }
   PlacementContext ctx{index, gpus, frag};
   // As slurmctld: steered only when split jobs run.
@@ -252,6 +229,7 @@ int run_explain(const ExplainOptions& opt) {
              job.reason.empty() || job.reason == "None" ? "" : fmt::format(" ({})", job.reason),
              pattern.to_string(), pattern_from);
   if (job.from_accounting) fmt::print("from Slurm's accounting (sacct): slurmctld no longer holds the job\n");
+  if (out.contains("accounting_note")) fmt::print("{}\n", out["accounting_note"].get<std::string>());
   if (!job.placement_record.empty())
     fmt::print("placement record: {}\n", job.placement_record);
   else if (ended)
@@ -279,14 +257,17 @@ Action add_explain_command(CLI::App& app) {
       app.add_subcommand("explain", "Explain a job's placement: where, what it costs, the alternatives");
   cmd->add_option("jobid", opt->job_id, "A running, pending or finished job")->required();
   cmd->add_option("--snapshot", opt->snapshot, "Fabric snapshot (default: SnapshotFile of --conf)");
-  cmd->add_option("--conf", opt->conf, "fabricfit.conf")->capture_default_str();
+  auto* conf = cmd->add_option("--conf", opt->conf, "fabricfit.conf")->capture_default_str();
   cmd->add_option("--pattern", opt->pattern, "The job's pattern when no placement record says it");
   cmd->add_option("--jobs-json", opt->jobs_json,
                   "Slurm's `scontrol show jobs --json` output (default: run it)");
   cmd->add_option("--nodes-json", opt->nodes_json,
                   "Slurm's `scontrol show nodes --json` output (default: run it)");
   cmd->add_flag("--json", opt->json_out, "Print JSON");
-  return [opt] { return run_explain(*opt); };
+  return [opt, conf] {
+    opt->conf_given = conf->count() > 0;
+    return run_explain(*opt);
+  };
 }
 
 }  // namespace fabricfit::cli

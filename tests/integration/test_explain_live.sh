@@ -37,6 +37,8 @@ check "explain of a running job prints where it is and the alternatives" \
            grep -q "^fabricfit.s choice on the same free GPUs" "$1" && grep -q "^topology/tree best fit" "$1" &&
            grep -q "GB per GB of message" "$1" && grep -q "GPUs the workload mix can no longer use" "$1"' _ "$tmp/b.txt"
 diag "$(cat "$tmp/b.txt")"
+check "explain of the running job labels its unusable GPUs as of now, on today's free GPUs" \
+  grep -q "^  unusable     [-+][0-9.]* GPUs the workload mix can no longer use: now, on today.s free GPUs" "$tmp/b.txt"
 "$FABRICFIT" explain "$b" --conf "$conf" --json > "$tmp/b.json"
 "$FABRICFIT" score "$snap" --nodes 'gpu[008-009]' --pattern ring --gpus-per-node 8 --json > "$tmp/score.json"
 check "explain --json: 2 leaf groups placed, fabricfit's choice on 1, its cross-spine traffic that of fabricfit score" \
@@ -59,6 +61,13 @@ check "explain of a pending job says what it waits for and that nothing fits now
 diag "$(cat "$tmp/c.txt")"
 check "explain --json of the pending job has waits_for and no choice" \
   python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); assert e["state"] == "PENDING" and e["waits_for"] and "fabricfit_choice" not in e, e' "$tmp/c.json"
+if [ ! -e /var/lib/fabricfit/fabric.snapshot ]; then
+  check "explain with no fabricfit.conf says none was found, what it tried, and the default snapshot path" \
+    bash -c '! "$1" explain "$2" --conf "$3" 2> "$4" &&
+             grep -qF "no fabricfit.conf found (tried $3, named by --conf); using the default snapshot path: /var/lib/fabricfit/fabric.snapshot: cannot open" "$4"' \
+    _ "$FABRICFIT" "$b" "$tmp/no-such.conf" "$tmp/noconf.err"
+  diag "$(cat "$tmp/noconf.err")"
+fi
 check "explain of a job Slurm does not know fails, naming it" \
   bash -c '! "$1" explain 999999 --conf "$2" 2> "$3" && grep -q "999999" "$3"' _ "$FABRICFIT" "$conf" "$tmp/none.err"
 diag "$(cat "$tmp/none.err")"

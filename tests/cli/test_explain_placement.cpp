@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What `fabricfit explain` says of a job's own placement (cli/explain_placement.hpp): a job
+// accounting kept without GPU counts takes its figures from its placement record, a running
+// job's unusable GPUs of now and of its placement are told apart, and a snapshot that will
+// not load says where its path came from.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/explain_placement.hpp"
+#include "cli/slurm_cluster.hpp"
+
+using namespace fabricfit::cli;
+using nlohmann::json;
+
+namespace {
+
+// The issue's job: fabricfit placed it over 2 leaf groups.
+const char* const kSplitRecord =
+    "fabricfit placement=fabricfit leaf_groups=2 groups=ib-leaf-001,ib-leaf-002 cross_spine_gb=3.88 "
+    "uplink_ms=0.62 unusable_gpus=-2.3 pattern=ring";
+
+// `sacct -j 77 --json` of a cluster without AccountingStorageTRES=gres/gpu: no gres/gpu in
+// the allocated TRES (24.11's data_parser shape).
+std::string sacct_job(const std::string& record, const std::string& gpu_tres) {
+  return R"json({"jobs": [{"job_id": 77, "nodes": "gpu[007-010]", "allocation_nodes": 4,
+     "comment": {"administrator": ")json" +
+         record + R"json(", "job": "", "system": ""},
+     "state": {"current": ["COMPLETED"], "reason": "None"},
+     "time": {"start": 100, "end": 160, "submission": 90},
+     "tres": {"requested": [], "allocated": [{"type": "cpu", "name": "", "count": 4},
+                                             {"type": "node", "name": "", "count": 4})json" +
+         gpu_tres + "]}}]}";
+}
+
+// What describe() computes for the job's nodes when its GPUs read as 0 (accounting without
+// gres/gpu): no traffic at all.
+json computed_with_zero_gpus() {
+  return {{"nodes", "gpu[007-010]"},
+          {"leaf_groups", {"ib-leaf-001", "ib-leaf-002"}},
+          {"pods", 0},
+          {"gpus", 0},
+          {"cross_spine_gb_per_gb", 0.0},
+          {"cross_spine_share", 0.0},
+          {"cross_core_gb_per_gb", 0.0},
+          {"busiest_uplinks", ""},
+          {"uplink_ms_per_gb", 0.0},
+          {"uplink_oversubscription", 1.0},
+          {"gpus_made_unusable", 0.0}};
+}
+
+}  // namespace
+
+TEST(ExplainPlacement, AccountingWithoutGresGpuIsNamedWithTheSettingThatKeepsIt) {
+  const auto jobs = parse_sacct_jobs(sacct_job(kSplitRecord, ""), "t");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].total_gpus, 0);
+  EXPECT_TRUE(accounting_lacks_gpus(jobs[0]));
+  const std::string note = accounting_gpus_note(jobs[0]);
+  EXPECT_NE(note.find("accounting has no GPU counts"), std::string::npos) << note;
+  EXPECT_NE(note.find("AccountingStorageTRES=gres/gpu"), std::string::npos) << note;
+  EXPECT_NE(note.find("placement record's"), std::string::npos) << note;
+
+  // With gres/gpu kept, the count is accounting's.
+  const auto kept =
+      parse_sacct_jobs(sacct_job(kSplitRecord, R"(, {"type": "gres", "name": "gpu", "count": 32})"), "t");
+  EXPECT_EQ(kept[0].total_gpus, 32);
+  EXPECT_FALSE(accounting_lacks_gpus(kept[0]));
+  // A CPU job has no GPUs to keep; a job slurmctld still holds is not read from accounting.
+  EXPECT_FALSE(accounting_lacks_gpus(
+      parse_sacct_jobs(sacct_job("fabricfit placement=slurm reason=no-gpus", ""), "t")[0]));
+  SlurmJob live = jobs[0];
+  live.from_accounting = false;
+  EXPECT_FALSE(accounting_lacks_gpus(live));
+}
+
+TEST(ExplainPlacement, APurgedJobWithoutGpuCountsTakesItsRecordsFigures) {
+  const auto job = parse_sacct_jobs(sacct_job(kSplitRecord, ""), "t")[0];
+  const json p = reconcile_own_placement(
+      computed_with_zero_gpus(),
+      {.ended = true, .gpus_known = !accounting_lacks_gpus(job), .record = job.placement_record});
+  EXPECT_TRUE(p["gpus"].is_null());
+  EXPECT_DOUBLE_EQ(p["cross_spine_gb_per_gb"].get<double>(), 3.88);
+  EXPECT_DOUBLE_EQ(p["uplink_ms_per_gb"].get<double>(), 0.62);
+  EXPECT_DOUBLE_EQ(p["gpus_made_unusable"].get<double>(), -2.3);
+  EXPECT_EQ(p.value("figures_from", ""), "placement record");
+
+  const std::string text = render_placement(p);
+  EXPECT_EQ(text.find("(0 GPUs)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no traffic leaves a leaf group"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPUs unknown: accounting has no GPU counts"), std::string::npos) << text;
+  EXPECT_NE(text.find("leaf groups  2 (ib-leaf-001, ib-leaf-002)"), std::string::npos) << text;
+  EXPECT_NE(text.find("cross-spine  3.88 GB per GB of message (placement record)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("uplinks      0.62 ms per GB of message on the busiest (placement record)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("-2.3 GPUs the workload mix can no longer use: at placement (its placement record)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(ExplainPlacement, APurgedJobWhoseRecordHasNoFiguresHasUnknownTraffic) {
+  // -w over both leaf groups: Slurm's choice, recorded without figures.
+  const auto job = parse_sacct_jobs(sacct_job("fabricfit placement=slurm reason=required-nodes", ""), "t")[0];
+  ASSERT_TRUE(accounting_lacks_gpus(job));
+  EXPECT_NE(accounting_gpus_note(job).find("its traffic is unknown"), std::string::npos);
+  const json p = reconcile_own_placement(
+      computed_with_zero_gpus(), {.ended = true, .gpus_known = false, .record = job.placement_record});
+  EXPECT_TRUE(p["cross_spine_gb_per_gb"].is_null());
+  EXPECT_TRUE(p["gpus_made_unusable"].is_null());
+  const std::string text = render_placement(p);
+  EXPECT_EQ(text.find("(0 GPUs)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no traffic leaves a leaf group"), std::string::npos) << text;
+  EXPECT_NE(text.find("traffic      unknown"), std::string::npos) << text;
+  EXPECT_EQ(text.find("unusable"), std::string::npos) << text;
+}
+
+TEST(ExplainPlacement, AnEndedJobWithGpuCountsKeepsItsComputedTraffic) {
+  json computed = computed_with_zero_gpus();
+  computed["gpus"] = 32;
+  computed["cross_spine_gb_per_gb"] = 1.5;
+  computed["cross_spine_share"] = 0.5;
+  computed["busiest_uplinks"] = "ib-leaf-001";
+  computed["uplink_ms_per_gb"] = 0.25;
+  const json p =
+      reconcile_own_placement(computed, {.ended = true, .gpus_known = true, .record = kSplitRecord});
+  EXPECT_EQ(p["gpus"], 32);
+  EXPECT_DOUBLE_EQ(p["cross_spine_gb_per_gb"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(p["gpus_made_unusable"].get<double>(), -2.3);
+  const std::string text = render_placement(p);
+  EXPECT_NE(text.find("gpu[007-010] (32 GPUs)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(50% of its inter-node traffic)"), std::string::npos) << text;
+  EXPECT_NE(text.find("on the busiest (ib-leaf-001), oversubscribed 1:1"), std::string::npos) << text;
+}
+
+TEST(ExplainPlacement, ARunningJobsUnusableGpusOfNowAndOfItsPlacementAreLabelled) {
+  json computed = computed_with_zero_gpus();
+  computed["gpus"] = 32;
+  computed["cross_spine_gb_per_gb"] = 3.88;
+  computed["cross_spine_share"] = 0.5;
+  computed["busiest_uplinks"] = "ib-leaf-001";
+  computed["uplink_ms_per_gb"] = 0.62;
+  computed["gpus_made_unusable"] = 2.3;  // on today's free GPUs
+  const json p =
+      reconcile_own_placement(computed, {.ended = false, .gpus_known = true, .record = kSplitRecord});
+  EXPECT_DOUBLE_EQ(p["gpus_made_unusable"].get<double>(), 2.3);
+  EXPECT_DOUBLE_EQ(p.value("gpus_made_unusable_at_placement", 0.0), -2.3);
+  EXPECT_EQ(p.value("unusable_when", ""), "now");
+  const std::string text = render_placement(p);
+  EXPECT_NE(text.find("unusable     +2.3 GPUs the workload mix can no longer use: now, on today's free GPUs"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("-2.3 at placement (its placement record)"), std::string::npos) << text;
+
+  // Without a record, only the figure of now, still labelled.
+  const std::string alone =
+      render_placement(reconcile_own_placement(computed, {.ended = false, .gpus_known = true, .record = ""}));
+  EXPECT_NE(alone.find(": now, on today's free GPUs"), std::string::npos) << alone;
+  EXPECT_EQ(alone.find("at placement"), std::string::npos) << alone;
+}
+
+TEST(ExplainPlacement, ChoicesOnTheSameFreeGpusAreNotLabelled) {
+  json choice = computed_with_zero_gpus();
+  choice["gpus"] = 32;
+  choice["leaf_groups"] = {"ib-leaf-001"};
+  const std::string text = render_placement(choice);
+  EXPECT_NE(text.find("gpu[007-010] (32 GPUs)"), std::string::npos) << text;
+  EXPECT_NE(text.find("uplinks      none used: no traffic leaves a leaf group"), std::string::npos) << text;
+  EXPECT_NE(text.find("unusable     +0.0 GPUs the workload mix can no longer use\n"), std::string::npos)
+      << text;
+}
+
+TEST(ExplainPlacement, ASnapshotWithNoConfigBehindItSaysWhatWasTried) {
+  const std::string error = "/var/lib/fabricfit/fabric.snapshot: cannot open";
+  const std::string none = snapshot_load_error("/etc/slurm/fabricfit.conf", false, false, error);
+  EXPECT_NE(none.find("no fabricfit.conf found (tried /etc/slurm/fabricfit.conf, the default of --conf)"),
+            std::string::npos)
+      << none;
+  EXPECT_NE(none.find("using the default snapshot path: " + error), std::string::npos) << none;
+  EXPECT_NE(none.find("--snapshot FILE"), std::string::npos) << none;
+  const std::string named = snapshot_load_error("/tmp/site.conf", true, false, error);
+  EXPECT_NE(named.find("tried /tmp/site.conf, named by --conf"), std::string::npos) << named;
+  const std::string found = snapshot_load_error("/etc/slurm/fabricfit.conf", false, true, error);
+  EXPECT_EQ(found.find("no fabricfit.conf found"), std::string::npos) << found;
+  EXPECT_NE(found.find(error + " (SnapshotFile of /etc/slurm/fabricfit.conf"), std::string::npos) << found;
+}
