@@ -2,6 +2,7 @@
 // The C edge for the SPANK plugin: fabricfit.conf with the controller's rule, and the
 // variables a job's tasks get on one node (placement/slurm/job_environment.hpp).
 #include <fmt/format.h>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,12 +18,16 @@
 struct ff_site {
   fabricfit::SiteConfig config;
   fabricfit::SiteConfigLoad::Source source = fabricfit::SiteConfigLoad::Source::Defaults;
+  std::filesystem::path snapshot_last_good;  // this node's copy of the snapshot ("": none)
 };
 
 namespace {
 
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;
+
+// The node's copy of the snapshot by default: beside the last good fabricfit.conf.
+constexpr const char* kSnapshotLastGood = "fabricfit.snapshot.last-good";
 
 }  // namespace
 
@@ -38,6 +43,8 @@ int ff_site_load(const char* path, const char* last_good, ff_site_t** out, char*
     auto site = std::make_unique<ff_site>();
     site->config = load.config;
     site->source = load.source;
+    if (last_good != nullptr && last_good[0] != '\0')
+      site->snapshot_last_good = std::filesystem::path(last_good).parent_path() / kSnapshotLastGood;
     if (!load.error.empty()) {
       copy_out(load.error, err, err_len);
       rc = FF_EINVAL;
@@ -45,6 +52,10 @@ int ff_site_load(const char* path, const char* last_good, ff_site_t** out, char*
     *out = site.release();
   });
   return guard != FF_OK ? guard : rc;
+}
+
+void ff_site_keep_snapshot(ff_site_t* site, const char* path) {
+  if (site != nullptr && path != nullptr) site->snapshot_last_good = path;
 }
 
 void ff_site_free(ff_site_t* site) {
@@ -62,15 +73,20 @@ void ff_site_settings(const ff_site_t* site, ff_settings_t* out) {
 
 int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
                unsigned gpus_on_node, ff_getenv_fn getenv, void* getenv_ctx, char* out, size_t out_len,
-               char* notes, size_t notes_len, char* err, size_t err_len) {
+               char* notes, size_t notes_len, char* snapshot_note, size_t snapshot_note_len, char* err,
+               size_t err_len) {
   copy_out("", out, out_len);
   copy_out("", notes, notes_len);
+  copy_out("", snapshot_note, snapshot_note_len);
   if (site == nullptr || node == nullptr || job_nodes == nullptr || pattern == nullptr) {
     copy_out("internal error: missing argument", err, err_len);
     return FF_EINTERNAL;
   }
   return guarded(err, err_len, [&] {
-    const fabricfit::Snapshot snapshot = fabricfit::load_snapshot(site->config.snapshot_file);
+    fabricfit::Snapshot snapshot;
+    const auto load = fabricfit::load_snapshot_keeping_last_good(
+        site->config.snapshot_file, site->snapshot_last_good,
+        [&](fabricfit::Snapshot&& loaded, const std::string&) { snapshot = std::move(loaded); });
     const fabricfit::LocalityIndex index(snapshot.fabric);
     fabricfit::JobEnvironmentInput in;
     in.node = node;
@@ -92,6 +108,11 @@ int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, c
     if (lines.size() >= out_len) throw std::length_error("environment longer than the buffer");
     copy_out(lines, out, out_len);
     copy_out(note_lines, notes, notes_len);
+    if (load.from_last_good) {
+      copy_out(
+          fmt::format("{}; using the last good snapshot {}", load.error, site->snapshot_last_good.string()),
+          snapshot_note, snapshot_note_len);
+    }
   });
 }
 
