@@ -2,7 +2,8 @@
 # A bad or missing snapshot on the shared path (issue 31): every node's slurmstepd keeps
 # its last good copy of the snapshot, as slurmctld does, so tasks keep their NCCL settings;
 # the copy is never replaced by a bad file; the per-step line is at debug level only, and
-# the admin learns of it once, from slurmctld (its log, scontrol show topology).
+# the admin learns of it once, from slurmctld (its log, scontrol show topology,
+# fabricfit frag --live --prom's fabricfit_snapshot_ok).
 #
 # FABRICFIT_SPANK_SO: the fabricfit.so to load (spank_so in lib.sh).
 set -u
@@ -13,6 +14,8 @@ so=$(spank_so)
 [ -r "$so" ] || { fail "needs the SPANK plugin $so, which is missing: the build's fabricfit.so, installed or named by FABRICFIT_SPANK_SO"; done_testing; }
 
 lab_prepare ff-test-spank-last-good 8
+FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
 lab_start --nodes 8 --leaves 2 --rails 2 --spank-plugin "$so"
 tmp=$TEST_TMPDIR
 snap=$lab/fabric.snapshot
@@ -36,7 +39,10 @@ check "and keeps the node's last good copy of it ($copy)" cmp -s "$snap" "$copy"
 cp "$snap" "$tmp/good.snapshot"
 before=$(stat -c %i "$copy")
 step > "$tmp/b.out" 2>&1
-check "an unchanged snapshot is not copied again" test "$(stat -c %i "$copy")" = "$before"
+check "an unchanged snapshot is not copied again" bash -c '[ -n "$1" ] && [ "$(stat -c %i "$2")" = "$1" ]' _ "$before" "$copy"
+# snapshot_ok FILE WANT: fabricfit frag --live --prom's fabricfit_snapshot_ok is WANT.
+snapshot_ok() { "$FABRICFIT" frag "$tmp/good.snapshot" --live --prom > "$1" 2>&1 && grep -qx "fabricfit_snapshot_ok $2" "$1"; }
+check "fabricfit frag --live --prom: fabricfit_snapshot_ok 1 while the snapshot is good" snapshot_ok "$tmp/prom1" 1
 
 # Garbled: a half-written file on the shared path.
 head -c 200 "$tmp/good.snapshot" > "$snap.tmp" && mv "$snap.tmp" "$snap"
@@ -57,6 +63,7 @@ check "slurmctld logs the bad snapshot once, not once per poll or step" \
 scontrol show topology > "$tmp/topology.out" 2>&1
 check "scontrol show topology says the snapshot is bad" \
   grep -q "Snapshot=\"bad snapshot: $snap: truncated" "$tmp/topology.out"
+check "fabricfit frag --live --prom: fabricfit_snapshot_ok 0" snapshot_ok "$tmp/prom2" 0
 
 # Removed: the same, and slurmctld says so once.
 rm -f "$snap"
@@ -77,6 +84,7 @@ wait_for 10 bash -c '[ "$(grep -c "fabricfit: snapshot $1 loaded" "$2")" -ge 2 ]
 check "slurmctld loads the snapshot when it is back" \
   bash -c '[ "$(grep -c "fabricfit: snapshot $1 loaded" "$2")" -ge 2 ]' _ "$snap" "$ctld_log"
 step --slurmd-debug=debug > "$tmp/e.out" 2> "$tmp/e.err"
+check "fabricfit frag --live --prom: fabricfit_snapshot_ok 1 again" snapshot_ok "$tmp/prom3" 1
 check "steps read it again, with no last good line" \
   bash -c 'grep -q "^gpu001|=mlx5_0:1,mlx5_1:1|" "$1" && ! grep -q "last good snapshot" "$2"' _ "$tmp/e.out" "$tmp/e.err"
 
