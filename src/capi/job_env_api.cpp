@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "capi/c_edge.hpp"
 #include "capi/fabricfit_api.h"
@@ -19,6 +20,11 @@ struct ff_site {
   fabricfit::SiteConfig config;
   fabricfit::SiteConfigLoad::Source source = fabricfit::SiteConfigLoad::Source::Defaults;
   std::filesystem::path snapshot_last_good;  // this node's copy of the snapshot ("": none)
+  // What ff_site_read_snapshot read, for the next ff_job_env (which lets it go).
+  std::optional<fabricfit::Snapshot> snapshot;
+  std::string snapshot_note;   // with `snapshot`: the last good copy was used, and why
+  std::string snapshot_error;  // without: why neither the file nor a copy could be used
+  bool snapshot_read = false;
 };
 
 namespace {
@@ -28,6 +34,19 @@ using fabricfit::capi::guarded;
 
 // The node's copy of the snapshot by default: beside the last good fabricfit.conf.
 constexpr const char* kSnapshotLastGood = "fabricfit.snapshot.last-good";
+
+// The snapshot fabricfit.conf names, or the node's last good copy (`note` then says why).
+// Throws SnapshotError when neither can be used.
+fabricfit::Snapshot read_snapshot(const ff_site& site, std::string& note) {
+  fabricfit::Snapshot snapshot;
+  const auto load = fabricfit::load_snapshot_keeping_last_good(
+      site.config.snapshot_file, site.snapshot_last_good,
+      [&](fabricfit::Snapshot&& loaded, const std::string&) { snapshot = std::move(loaded); });
+  note = load.from_last_good ? fmt::format("{}; using the last good snapshot {}", load.error,
+                                           site.snapshot_last_good.string())
+                             : "";
+  return snapshot;
+}
 
 }  // namespace
 
@@ -58,6 +77,18 @@ void ff_site_keep_snapshot(ff_site_t* site, const char* path) {
   if (site != nullptr && path != nullptr) site->snapshot_last_good = path;
 }
 
+int ff_site_read_snapshot(ff_site_t* site, char* err, size_t err_len) {
+  if (site == nullptr) return FF_EINTERNAL;
+  site->snapshot.reset();
+  site->snapshot_note.clear();
+  site->snapshot_error.clear();
+  site->snapshot_read = true;
+  const int rc = guarded(err, err_len, [&] { site->snapshot = read_snapshot(*site, site->snapshot_note); });
+  if (rc != FF_OK) site->snapshot_error = err != nullptr ? err : "";
+  if (rc == FF_EINTERNAL) site->snapshot_read = false;  // ff_job_env tries again
+  return rc;
+}
+
 void ff_site_free(ff_site_t* site) {
   delete site;
 }
@@ -71,7 +102,7 @@ void ff_site_settings(const ff_site_t* site, ff_settings_t* out) {
     fabricfit::capi::fill_settings(defaults, fabricfit::SiteConfigLoad::Source::Defaults, out);
 }
 
-int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
+int ff_job_env(ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
                unsigned gpus_on_node, ff_getenv_fn getenv, void* getenv_ctx, char* out, size_t out_len,
                char* notes, size_t notes_len, char* snapshot_note, size_t snapshot_note_len, char* err,
                size_t err_len) {
@@ -83,10 +114,12 @@ int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, c
     return FF_EINTERNAL;
   }
   return guarded(err, err_len, [&] {
-    fabricfit::Snapshot snapshot;
-    const auto load = fabricfit::load_snapshot_keeping_last_good(
-        site->config.snapshot_file, site->snapshot_last_good,
-        [&](fabricfit::Snapshot&& loaded, const std::string&) { snapshot = std::move(loaded); });
+    // What ff_site_read_snapshot read for this step, else read now; either way let go after.
+    const bool held = std::exchange(site->snapshot_read, false);
+    std::string kept_note = std::move(site->snapshot_note);
+    if (held && !site->snapshot) throw fabricfit::SnapshotError(site->snapshot_error);
+    const fabricfit::Snapshot snapshot =
+        held ? std::move(*std::exchange(site->snapshot, std::nullopt)) : read_snapshot(*site, kept_note);
     const fabricfit::LocalityIndex index(snapshot.fabric);
     fabricfit::JobEnvironmentInput in;
     in.node = node;
@@ -108,11 +141,7 @@ int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, c
     if (lines.size() >= out_len) throw std::length_error("environment longer than the buffer");
     copy_out(lines, out, out_len);
     copy_out(note_lines, notes, notes_len);
-    if (load.from_last_good) {
-      copy_out(
-          fmt::format("{}; using the last good snapshot {}", load.error, site->snapshot_last_good.string()),
-          snapshot_note, snapshot_note_len);
-    }
+    copy_out(kept_note, snapshot_note, snapshot_note_len);
   });
 }
 

@@ -92,6 +92,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		ff_site_settings(site, &settings);
 		if (rc != FF_OK)
 			slurm_error("fabricfit: using %s settings", settings.source);
+		/* Here, as root: user_init runs as the job's user, who may not write the node's
+		 * copy of the snapshot. An error is ff_job_env's to report, in user_init. */
+		if (site)
+			(void)ff_site_read_snapshot(site, err, sizeof(err));
 	}
 
 	if (spank_option_register(sp, &comm_pattern_option) != ESPANK_SUCCESS) {

@@ -284,13 +284,27 @@ TEST(JobEnvApi, ABadSnapshotGivesTheNodesLastGoodCopy) {
   EXPECT_STREQ(notes, "");
   EXPECT_EQ(std::filesystem::last_write_time(copy), written) << "the good copy is untouched";
 
+  // slurmstepd reads it ahead, as root (slurm_spank_init), for the step's ff_job_env.
+  ASSERT_EQ(ff_site_read_snapshot(site, err, sizeof err), FF_OK) << err;
+  std::filesystem::remove(copy);  // what was read is held: the copy is not read again
+  ASSERT_EQ(step(), FF_OK) << err;
+  EXPECT_EQ(std::string(out), good);
+  EXPECT_EQ(std::string(kept), note);
+  EXPECT_EQ(step(), FF_EINVAL) << "let go after one step: read again, and no copy now";
+
   // Without a copy (snapshot_last_good= empty): no settings, the snapshot's error, as before.
   ff_site_keep_snapshot(site, "");
+  EXPECT_EQ(ff_site_read_snapshot(site, err, sizeof err), FF_EINVAL);
   EXPECT_EQ(step(), FF_EINVAL);
   EXPECT_TRUE(std::string(err).starts_with(snap.string() + ": truncated")) << err;
-  // An explicit path is used as given.
-  ff_site_keep_snapshot(site, copy.c_str());
+  EXPECT_EQ(step(), FF_EINVAL);
+  EXPECT_TRUE(std::string(err).starts_with(snap.string() + ": truncated")) << err;
+  // An explicit path is used as given (the good snapshot back: copied there again).
+  save_snapshot(snap, lab_fabric(2), SnapshotInfo{});
+  const auto elsewhere = dir.path / "elsewhere.last-good";
+  ff_site_keep_snapshot(site, elsewhere.c_str());
   EXPECT_EQ(step(), FF_OK) << err;
+  EXPECT_TRUE(std::filesystem::exists(elsewhere));
   ff_site_free(site);
 }
 
