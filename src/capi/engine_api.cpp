@@ -67,16 +67,6 @@ void require_cluster_nodes(const ff_engine& engine, const std::string& path, con
                   path, node_count));
 }
 
-std::unique_ptr<ff_engine> load_checked(const std::string& path, const char* const* nodes,
-                                        size_t node_count) {
-  auto engine = std::make_unique<ff_engine>(fabricfit::load_snapshot(path));
-  if (engine->index.host_count() == 0) {
-    throw fabricfit::SnapshotError(fmt::format("{}: the fabric has no hosts", path));
-  }
-  require_cluster_nodes(*engine, path, nodes, node_count);
-  return engine;
-}
-
 }  // namespace
 
 int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last_good,
@@ -85,29 +75,23 @@ int ff_engine_load_keeping_last_good(const char* snapshot_path, const char* last
   if (out == nullptr || from_last_good == nullptr) return FF_EINTERNAL;
   *out = nullptr;
   *from_last_good = 0;
-  const std::string path = snapshot_path != nullptr ? snapshot_path : "";
-  const std::string keep = last_good != nullptr ? last_good : "";
-  const int rc = guarded(err, err_len, [&]() -> int {
-    auto engine = load_checked(path, nodes, node_count);
-    if (!keep.empty()) {
-      // The copy is what a restart falls back to, written whole. Failing to write it
-      // does not make the snapshot just loaded any worse: it is still used.
-      try {
-        fabricfit::save_snapshot(keep, engine->snapshot.fabric, engine->snapshot.info);
-      } catch (const std::exception&) {
-      }
-    }
+  return guarded(err, err_len, [&]() -> int {
+    std::unique_ptr<ff_engine> engine;
+    // The copy is what a restart falls back to (topology/snapshot.hpp: the rule slurmstepd
+    // keeps its own copy by too).
+    const auto load = fabricfit::load_snapshot_keeping_last_good(
+        snapshot_path != nullptr ? snapshot_path : "", last_good != nullptr ? last_good : "",
+        [&](fabricfit::Snapshot&& snapshot, const std::string& origin) {
+          auto fresh = std::make_unique<ff_engine>(std::move(snapshot));
+          require_cluster_nodes(*fresh, origin, nodes, node_count);
+          engine = std::move(fresh);
+        });
     *out = engine.release();
-    return FF_OK;
+    if (!load.from_last_good) return FF_OK;
+    *from_last_good = 1;
+    copy_out(load.error, err, err_len);
+    return FF_EINVAL;
   });
-  if (rc == FF_OK || keep.empty()) return rc;
-  char ignored[16];
-  const int kept = guarded(ignored, sizeof ignored, [&]() -> int {
-    *out = load_checked(keep, nodes, node_count).release();
-    return FF_OK;
-  });
-  if (kept == FF_OK) *from_last_good = 1;
-  return rc;
 }
 
 void ff_engine_free(ff_engine_t* engine) {

@@ -465,6 +465,21 @@ typedef struct ff_site ff_site_t;
  * only on FF_EINTERNAL. Free with ff_site_free.
  */
 int ff_site_load(const char* path, const char* last_good, ff_site_t** out, char* err, size_t err_len);
+/*
+ * Where ff_job_env keeps this node's last good copy of the snapshot (slurmstepd's
+ * `snapshot_last_good=`): `path`, "" for none. Without a call (or with NULL):
+ * fabricfit.snapshot.last-good in the directory of ff_site_load's `last_good`, none without
+ * one.
+ */
+void ff_site_keep_snapshot(ff_site_t* site, const char* path);
+/*
+ * Reads the snapshot for the next ff_job_env now, with ff_job_env's rule (the node's last
+ * good copy kept and used): slurmstepd calls it in slurm_spank_init, with root's
+ * privileges, because slurm_spank_user_init runs with the job user's, which may not write
+ * the copy. FF_OK when the snapshot or the copy is held; else its error, which ff_job_env
+ * then returns. Without it, ff_job_env reads the snapshot itself.
+ */
+int ff_site_read_snapshot(ff_site_t* site, char* err, size_t err_len);
 void ff_site_free(ff_site_t* site);
 /* The settings both plugins share, as ff_settings_load gives them. */
 void ff_site_settings(const ff_site_t* site, ff_settings_t* out);
@@ -480,12 +495,18 @@ typedef const char* (*ff_getenv_fn)(void* ctx, const char* name);
  * `getenv` tells a variable the user set (kept) from one an earlier step of the same job
  * set on another node (recomputed). On FF_OK, `out` holds "NAME=VALUE\n" lines to set,
  * overwriting, and "-NAME\n" lines to unset; `notes` lines for the daemon log (may be
- * empty). FF_EINVAL when the
- * snapshot cannot be read (`err` names it): set nothing.
+ * empty). The snapshot is read with slurmctld's rule (ff_engine_load_keeping_last_good):
+ * one that loads is copied to the node's last good copy (ff_site_keep_snapshot) when that
+ * differs; one that is missing or does not load gives the copy's settings, and
+ * `snapshot_note` one line naming the file, its error and the copy (else empty: a line
+ * per step, for a debug log; slurmctld tells the admin once). FF_EINVAL when neither the
+ * snapshot nor a copy can be read (`err` names the snapshot's error): set nothing. Uses
+ * (and lets go of) the snapshot ff_site_read_snapshot held, else reads it.
  */
-int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
+int ff_job_env(ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
                unsigned gpus_on_node, ff_getenv_fn getenv, void* getenv_ctx, char* out, size_t out_len,
-               char* notes, size_t notes_len, char* err, size_t err_len);
+               char* notes, size_t notes_len, char* snapshot_note, size_t snapshot_note_len, char* err,
+               size_t err_len);
 
 /* "fabricfit 0.1.0" */
 const char* ff_version(void);

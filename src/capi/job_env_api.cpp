@@ -2,9 +2,11 @@
 // The C edge for the SPANK plugin: fabricfit.conf with the controller's rule, and the
 // variables a job's tasks get on one node (placement/slurm/job_environment.hpp).
 #include <fmt/format.h>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "capi/c_edge.hpp"
 #include "capi/fabricfit_api.h"
@@ -17,12 +19,34 @@
 struct ff_site {
   fabricfit::SiteConfig config;
   fabricfit::SiteConfigLoad::Source source = fabricfit::SiteConfigLoad::Source::Defaults;
+  std::filesystem::path snapshot_last_good;  // this node's copy of the snapshot ("": none)
+  // What ff_site_read_snapshot read, for the next ff_job_env (which lets it go).
+  std::optional<fabricfit::Snapshot> snapshot;
+  std::string snapshot_note;   // with `snapshot`: the last good copy was used, and why
+  std::string snapshot_error;  // without: why neither the file nor a copy could be used
+  bool snapshot_read = false;
 };
 
 namespace {
 
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;
+
+// The node's copy of the snapshot by default: beside the last good fabricfit.conf.
+constexpr const char* kSnapshotLastGood = "fabricfit.snapshot.last-good";
+
+// The snapshot fabricfit.conf names, or the node's last good copy (`note` then says why).
+// Throws SnapshotError when neither can be used.
+fabricfit::Snapshot read_snapshot(const ff_site& site, std::string& note) {
+  fabricfit::Snapshot snapshot;
+  const auto load = fabricfit::load_snapshot_keeping_last_good(
+      site.config.snapshot_file, site.snapshot_last_good,
+      [&](fabricfit::Snapshot&& loaded, const std::string&) { snapshot = std::move(loaded); });
+  note = load.from_last_good ? fmt::format("{}; using the last good snapshot {}", load.error,
+                                           site.snapshot_last_good.string())
+                             : "";
+  return snapshot;
+}
 
 }  // namespace
 
@@ -38,6 +62,8 @@ int ff_site_load(const char* path, const char* last_good, ff_site_t** out, char*
     auto site = std::make_unique<ff_site>();
     site->config = load.config;
     site->source = load.source;
+    if (last_good != nullptr && last_good[0] != '\0')
+      site->snapshot_last_good = std::filesystem::path(last_good).parent_path() / kSnapshotLastGood;
     if (!load.error.empty()) {
       copy_out(load.error, err, err_len);
       rc = FF_EINVAL;
@@ -45,6 +71,22 @@ int ff_site_load(const char* path, const char* last_good, ff_site_t** out, char*
     *out = site.release();
   });
   return guard != FF_OK ? guard : rc;
+}
+
+void ff_site_keep_snapshot(ff_site_t* site, const char* path) {
+  if (site != nullptr && path != nullptr) site->snapshot_last_good = path;
+}
+
+int ff_site_read_snapshot(ff_site_t* site, char* err, size_t err_len) {
+  if (site == nullptr) return FF_EINTERNAL;
+  site->snapshot.reset();
+  site->snapshot_note.clear();
+  site->snapshot_error.clear();
+  site->snapshot_read = true;
+  const int rc = guarded(err, err_len, [&] { site->snapshot = read_snapshot(*site, site->snapshot_note); });
+  if (rc != FF_OK) site->snapshot_error = err != nullptr ? err : "";
+  if (rc == FF_EINTERNAL) site->snapshot_read = false;  // ff_job_env tries again
+  return rc;
 }
 
 void ff_site_free(ff_site_t* site) {
@@ -60,17 +102,24 @@ void ff_site_settings(const ff_site_t* site, ff_settings_t* out) {
     fabricfit::capi::fill_settings(defaults, fabricfit::SiteConfigLoad::Source::Defaults, out);
 }
 
-int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
+int ff_job_env(ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
                unsigned gpus_on_node, ff_getenv_fn getenv, void* getenv_ctx, char* out, size_t out_len,
-               char* notes, size_t notes_len, char* err, size_t err_len) {
+               char* notes, size_t notes_len, char* snapshot_note, size_t snapshot_note_len, char* err,
+               size_t err_len) {
   copy_out("", out, out_len);
   copy_out("", notes, notes_len);
+  copy_out("", snapshot_note, snapshot_note_len);
   if (site == nullptr || node == nullptr || job_nodes == nullptr || pattern == nullptr) {
     copy_out("internal error: missing argument", err, err_len);
     return FF_EINTERNAL;
   }
   return guarded(err, err_len, [&] {
-    const fabricfit::Snapshot snapshot = fabricfit::load_snapshot(site->config.snapshot_file);
+    // What ff_site_read_snapshot read for this step, else read now; either way let go after.
+    const bool held = std::exchange(site->snapshot_read, false);
+    std::string kept_note = std::move(site->snapshot_note);
+    if (held && !site->snapshot) throw fabricfit::SnapshotError(site->snapshot_error);
+    const fabricfit::Snapshot snapshot =
+        held ? std::move(*std::exchange(site->snapshot, std::nullopt)) : read_snapshot(*site, kept_note);
     const fabricfit::LocalityIndex index(snapshot.fabric);
     fabricfit::JobEnvironmentInput in;
     in.node = node;
@@ -92,6 +141,7 @@ int ff_job_env(const ff_site_t* site, const char* node, const char* job_nodes, c
     if (lines.size() >= out_len) throw std::length_error("environment longer than the buffer");
     copy_out(lines, out, out_len);
     copy_out(note_lines, notes, notes_len);
+    copy_out(kept_note, snapshot_note, snapshot_note_len);
   });
 }
 

@@ -25,6 +25,7 @@ struct FragOptions {
   bool prom = false;
   bool live = false;
   std::string nodes_json, jobs_json;  // --live from files instead of scontrol
+  std::string topology_text;          // --live: `scontrol show topology` output from a file
 };
 
 std::string prom_label(const std::string& s) {
@@ -52,6 +53,11 @@ int run_frag(const FragOptions& opt) {
   const FragModel model(mix, gpus_per_node, index.largest_leaf_group());
   const FragmentationReport r = measure_fragmentation(index, gpus, model);
   const LiveJobs jobs = opt.live ? live_jobs(index, read_jobs(opt.jobs_json)) : LiveJobs{};
+  // slurmctld's view of the snapshot file (the cluster's, not files of another one).
+  const std::optional<std::string> ctld_snapshot =
+      opt.live && (opt.nodes_json.empty() || !opt.topology_text.empty())
+          ? read_slurmctld_snapshot_status(opt.topology_text)
+          : std::nullopt;
 
   if (opt.json) {
     nlohmann::json j = {{"mix", mix.to_string()},     {"free_gpus", r.free_gpus},
@@ -67,6 +73,9 @@ int run_frag(const FragOptions& opt) {
                                   {"fragmentation", g.frag}});
     }
     if (opt.live) j["running_jobs"] = jobs.to_json();
+    if (ctld_snapshot) {
+      j["slurmctld_snapshot"] = {{"ok", snapshot_status_ok(*ctld_snapshot)}, {"status", *ctld_snapshot}};
+    }
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -94,6 +103,14 @@ int run_frag(const FragOptions& opt) {
               "Free GPUs in the leaf group the workload mix cannot use.",
               [](const LeafGroupFragmentation& g) { return g.unusable; });
     if (opt.live) fmt::print("{}", jobs.to_prometheus());
+    if (ctld_snapshot) {
+      fmt::print(
+          "# HELP fabricfit_snapshot_ok 1 when slurmctld loaded its SnapshotFile; 0 when the file is missing "
+          "or bad and slurmctld and the nodes' tasks use a last good copy (scontrol show topology: "
+          "Snapshot=).\n"
+          "# TYPE fabricfit_snapshot_ok gauge\nfabricfit_snapshot_ok {}\n",
+          snapshot_status_ok(*ctld_snapshot) ? 1 : 0);
+    }
     return 0;
   }
   fmt::print("{:<24} {:>6} {:>11} {:>10} {:>10} {:>6}\n", "leaf group", "hosts", "whole free", "free GPUs",
@@ -106,6 +123,7 @@ int run_frag(const FragOptions& opt) {
   fmt::print("\ncluster: {} of {} GPUs free, {:.1f} unusable by the mix: fragmentation {:.3f}\nmix: {}\n",
              r.free_gpus, r.total_gpus, r.unusable, r.frag, mix.to_string());
   if (opt.live) fmt::print("{}", jobs.to_text());
+  if (ctld_snapshot) fmt::print("slurmctld's snapshot: {}\n", *ctld_snapshot);
   return 0;
 }
 
@@ -123,6 +141,8 @@ Action add_frag_command(CLI::App& app) {
   cmd->add_option("--nodes-json", opt->nodes_json,
                   "With --live: `scontrol show nodes --json` output to read");
   cmd->add_option("--jobs-json", opt->jobs_json, "With --live: `scontrol show jobs --json` output to read");
+  cmd->add_option("--topology-text", opt->topology_text,
+                  "With --live: `scontrol show topology` output to read (slurmctld's snapshot status)");
   cmd->add_option(
       "--mix", opt->mix,
       "Job sizes the metric counts for, GPUS or NODESxGPUS with :WEIGHT, e.g. 1:0.4,8:0.3,2x8:0.3 "

@@ -228,14 +228,17 @@ std::string scontrol_json(const std::vector<std::string>& args) {
   return run_json(bin != nullptr && bin[0] != '\0' ? bin : "scontrol", args);
 }
 
-std::string run_json(const std::string& program, const std::vector<std::string>& args) {
+namespace {
+
+// Runs `PROGRAM ARGS` with `tail` (redirections) appended to the command line: its output.
+std::string run_program(const std::string& program, const std::vector<std::string>& args, const char* tail) {
   std::string cmd = program;
   for (const auto& a : args) {
     cmd += " '";
     for (char c : a) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
     cmd += "'";
   }
-  cmd += " --json 2>&1";
+  cmd += tail;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) throw SlurmError(fmt::format("cannot run {}", cmd));
   std::string out;
@@ -248,6 +251,37 @@ std::string run_json(const std::string& program, const std::vector<std::string>&
     throw SlurmError(fmt::format("{} {} failed: {}", program, fmt::join(args, " "), out));
   }
   return out;
+}
+
+}  // namespace
+
+std::string run_json(const std::string& program, const std::vector<std::string>& args) {
+  return run_program(program, args, " --json 2>&1");
+}
+
+std::optional<std::string> slurmctld_snapshot_status(std::string_view text) {
+  constexpr std::string_view key = " Snapshot=\"";  // on the Placement= line
+  const auto at = text.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto begin = at + key.size();
+  const auto end = text.find('"', begin);
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(text.substr(begin, end - begin));
+}
+
+bool snapshot_status_ok(std::string_view status) {
+  return status.starts_with("loaded ");
+}
+
+std::optional<std::string> read_slurmctld_snapshot_status(const std::string& file) {
+  if (!file.empty()) return slurmctld_snapshot_status(read_text(file));
+  const char* bin = std::getenv("SCONTROL");
+  try {
+    return slurmctld_snapshot_status(run_program(bin != nullptr && bin[0] != '\0' ? bin : "scontrol",
+                                                 {"show", "topology"}, " 2>/dev/null"));
+  } catch (const SlurmError&) {
+    return std::nullopt;
+  }
 }
 
 std::vector<SlurmNode> read_nodes(const std::string& file, std::string* cluster) {

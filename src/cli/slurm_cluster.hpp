@@ -72,6 +72,17 @@ class SlurmError : public std::runtime_error {
 // Runs `PROGRAM ARGS --json` the same way.
 [[nodiscard]] std::string run_json(const std::string& program, const std::vector<std::string>& args);
 
+// What slurmctld says of its snapshot: the `Snapshot="..."` of `scontrol show topology`
+// (topology/fabricfit), or nullopt when the text has none (another topology plugin).
+[[nodiscard]] std::optional<std::string> slurmctld_snapshot_status(std::string_view show_topology);
+// True for the status of a snapshot file that loaded ("loaded FILE (...)"); false when
+// slurmctld reports the file missing or bad (it then places with its last good copy or the
+// snapshot already loaded, as every node's tasks use their own last good copy).
+[[nodiscard]] bool snapshot_status_ok(std::string_view status);
+// slurmctld_snapshot_status of a file of `scontrol show topology` output, or ("") of
+// scontrol's (SCONTROL names another binary); nullopt when scontrol fails.
+[[nodiscard]] std::optional<std::string> read_slurmctld_snapshot_status(const std::string& file);
+
 // The source of --nodes-json / --jobs-json: a file, or "" for scontrol. A job slurmctld
 // no longer knows (purged MinJobAge after its end) is looked up with sacct (SACCT names
 // another binary), where slurmdbd keeps job history.

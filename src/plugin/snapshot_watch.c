@@ -180,6 +180,32 @@ extern ff_engine_t *ffg_snapshot_load_now(ffg_watch_t *w, const char *file, cons
 	return fresh;
 }
 
+/*
+ * The watched file went away: said once (each node's slurmstepd then uses its own last
+ * good copy, logging it only at debug level), not once a second; the engine in use stays.
+ */
+static void _note_missing(ffg_watch_t *w, const char *file, bool loaded)
+{
+	slurm_mutex_lock(&w->lock);
+	if (!w->tried.seen || strcmp(file, w->path)) {
+		slurm_mutex_unlock(&w->lock);
+		return;
+	}
+	w->tried.seen = false; /* its return is a new version */
+	if (loaded) {
+		error("fabricfit: no snapshot at %s; keeping the snapshot already loaded", file);
+		snprintf(w->pending_status, sizeof(w->pending_status),
+			 "no snapshot at %s (keeping the one already loaded)", file);
+	} else {
+		error("fabricfit: no snapshot at %s; using Slurm's default selection", file);
+		snprintf(w->pending_status, sizeof(w->pending_status),
+			 "no snapshot at %s: Slurm's default selection", file);
+	}
+	w->status_pending = true;
+	w->news = 1;
+	slurm_mutex_unlock(&w->lock);
+}
+
 extern void ffg_snapshot_poll(ffg_watch_t *w)
 {
 	char file[FF_PATH_MAX], keep[FF_PATH_MAX], status[FF_PATH_MAX + 1024];
@@ -201,8 +227,10 @@ extern void ffg_snapshot_poll(ffg_watch_t *w)
 	slurm_mutex_unlock(&w->lock);
 
 	/* Off every lock: stat, and the load when the file changed. */
-	if (!_stamp(file, &now))
+	if (!_stamp(file, &now)) {
+		_note_missing(w, file, loaded);
 		return;
+	}
 	slurm_mutex_lock(&w->lock);
 	if (_same(&now, &w->tried) || strcmp(file, w->path)) {
 		slurm_mutex_unlock(&w->lock);

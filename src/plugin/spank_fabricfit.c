@@ -6,7 +6,10 @@
  * glue over fabricfit_api.h.
  *
  * plugstack.conf arguments: conf=PATH (fabricfit.conf; without it, built-in defaults),
- * last_good=PATH (optional: where slurmstepd keeps the last good copy of it).
+ * last_good=PATH (optional: where slurmstepd keeps the last good copy of it),
+ * snapshot_last_good=PATH (optional: where it keeps this node's last good copy of the
+ * snapshot; default fabricfit.snapshot.last-good beside last_good=, none without it; empty:
+ * none).
  */
 
 #include <stdbool.h>
@@ -66,10 +69,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	char err[512] = "";
 
 	for (int i = 0; i < ac; i++) {
-		if (strncmp(av[i], "conf=", 5) && strncmp(av[i], "last_good=", 10)) {
-			slurm_error("fabricfit: unknown plugstack.conf argument '%s' "
-				    "(expected conf=PATH or last_good=PATH)",
-				    av[i]);
+		if (strncmp(av[i], "conf=", 5) && strncmp(av[i], "last_good=", 10) &&
+		    strncmp(av[i], "snapshot_last_good=", 19)) {
+			slurm_error(
+			    "fabricfit: unknown plugstack.conf argument '%s' "
+			    "(expected conf=PATH, last_good=PATH or snapshot_last_good=PATH)",
+			    av[i]);
 			return -1;
 		}
 	}
@@ -83,9 +88,14 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 				      sizeof(err));
 		if (rc != FF_OK)
 			slurm_error("fabricfit: %s", err);
+		ff_site_keep_snapshot(site, _arg(ac, av, "snapshot_last_good"));
 		ff_site_settings(site, &settings);
 		if (rc != FF_OK)
 			slurm_error("fabricfit: using %s settings", settings.source);
+		/* Here, as root: user_init runs as the job's user, who may not write the node's
+		 * copy of the snapshot. An error is ff_job_env's to report, in user_init. */
+		if (site)
+			(void)ff_site_read_snapshot(site, err, sizeof(err));
 	}
 
 	if (spank_option_register(sp, &comm_pattern_option) != ESPANK_SUCCESS) {
@@ -136,7 +146,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	char value[FF_PATTERN_MAX] = "";
 	char err[512] = "";
 	char nodes[8192] = "", gpus[32] = "";
-	static char env[16384], notes[2048];
+	static char env[16384], notes[2048], kept[2048];
 	const char *node = getenv("SLURMD_NODENAME");
 	struct job_env_lookup lookup = {.sp = sp};
 
@@ -156,12 +166,15 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (spank_getenv(sp, "SLURM_GPUS_ON_NODE", gpus, sizeof(gpus)) != ESPANK_SUCCESS)
 		gpus[0] = '\0';
 	if (ff_job_env(site, node, nodes, &effective, (unsigned)strtoul(gpus, NULL, 10),
-		       _job_getenv, &lookup, env, sizeof(env), notes, sizeof(notes), err,
-		       sizeof(err)) != FF_OK) {
+		       _job_getenv, &lookup, env, sizeof(env), notes, sizeof(notes), kept,
+		       sizeof(kept), err, sizeof(err)) != FF_OK) {
 		/* The admin's problem (no snapshot, ...): the slurmd log, never the user. */
 		slurm_info("fabricfit: no NCCL settings for this step: %s", err);
 		return 0;
 	}
+	/* Every step until the snapshot is fixed: slurmctld tells the admin, once per file. */
+	if (kept[0])
+		slurm_debug("fabricfit: %s", kept);
 	for (char *save = NULL, *n = strtok_r(notes, "\n", &save); n;
 	     n = strtok_r(NULL, "\n", &save))
 		slurm_info("fabricfit: %s", n);

@@ -401,12 +401,64 @@ void save_snapshot(const std::filesystem::path& path, const Fabric& fabric, cons
   write_file_atomically(path, encode_snapshot(fabric, info));
 }
 
-Snapshot load_snapshot(const std::filesystem::path& path) {
+namespace {
+
+std::string read_snapshot_bytes(const std::filesystem::path& path) {
   std::string bytes;
   if (!read_whole_file(path.c_str(), bytes)) {
     throw SnapshotError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
   }
-  return decode_snapshot(bytes, path.string());
+  return bytes;
+}
+
+void use_checked(const std::string& bytes, const std::filesystem::path& path, const SnapshotUse& use) {
+  Snapshot snapshot = decode_snapshot(bytes, path.string());
+  if (snapshot.fabric.hosts.empty()) {
+    throw SnapshotError(fmt::format("{}: the fabric has no hosts", path.string()));
+  }
+  use(std::move(snapshot), path.string());
+}
+
+// Writes `bytes` to `last_good` unless it holds them already. Keeping a copy never makes
+// the snapshot just used any worse: a failure to write it is ignored.
+void keep_copy(const std::filesystem::path& last_good, const std::string& bytes) noexcept {
+  try {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(last_good, ec);
+    if (!ec && size == bytes.size()) {
+      std::string old;
+      if (read_whole_file(last_good.c_str(), old) && old == bytes) return;
+    }
+    write_file_atomically(last_good, bytes);
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+Snapshot load_snapshot(const std::filesystem::path& path) {
+  return decode_snapshot(read_snapshot_bytes(path), path.string());
+}
+
+LastGoodLoad load_snapshot_keeping_last_good(const std::filesystem::path& path,
+                                             const std::filesystem::path& last_good, const SnapshotUse& use) {
+  LastGoodLoad result;
+  try {
+    const std::string bytes = read_snapshot_bytes(path);
+    use_checked(bytes, path, use);
+    if (!last_good.empty()) keep_copy(last_good, bytes);
+    return result;
+  } catch (const SnapshotError& e) {
+    if (last_good.empty()) throw;
+    result.error = e.what();
+  }
+  try {
+    use_checked(read_snapshot_bytes(last_good), last_good, use);
+  } catch (const SnapshotError&) {
+    throw SnapshotError(result.error);  // a damaged or foreign copy is no better than none
+  }
+  result.from_last_good = true;
+  return result;
 }
 
 }  // namespace fabricfit

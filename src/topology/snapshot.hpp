@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -51,6 +52,27 @@ class SnapshotError : public std::runtime_error {
 void save_snapshot(const std::filesystem::path& path, const Fabric& fabric, const SnapshotInfo& info);
 // Throws SnapshotError (unreadable files too).
 [[nodiscard]] Snapshot load_snapshot(const std::filesystem::path& path);
+
+// What load_snapshot_keeping_last_good used.
+struct LastGoodLoad {
+  bool from_last_good = false;  // the copy: `error` says why the file itself was not used
+  std::string error;            // empty when the file itself was used
+};
+
+// Takes a snapshot that loaded (moved from), `origin` naming its file; throws
+// SnapshotError naming `origin` to refuse it (a snapshot of another fabric, ...).
+using SnapshotUse = std::function<void(Snapshot&& snapshot, const std::string& origin)>;
+
+// The rule both plugins keep a snapshot by (slurmctld's watcher, slurmstepd's tasks):
+// loads `path` and hands it to `use`; a snapshot without hosts is refused before that.
+// When `use` takes it, a copy of its bytes is kept at `last_good` (empty: none), written
+// atomically and only when the copy there differs, so that a reader calling this often
+// does not rewrite it. When `path` is missing, does not load or is refused, the copy at
+// `last_good` is handed to `use` instead (from_last_good, `error` the file's own error);
+// when there is none that loads and is taken, throws the file's SnapshotError. A file
+// that does not load never replaces the copy.
+LastGoodLoad load_snapshot_keeping_last_good(const std::filesystem::path& path,
+                                             const std::filesystem::path& last_good, const SnapshotUse& use);
 
 // True if `prefix` (the first bytes of a file) starts with the snapshot magic.
 [[nodiscard]] bool looks_like_snapshot(std::string_view prefix);

@@ -149,3 +149,23 @@ TEST(SlurmCluster, ThePatternItsPlacementRecordNames) {
   j.placement_record = "fabricfit placement=fabricfit leaf_groups=2 pattern=bogus";
   EXPECT_FALSE(recorded_pattern(j)) << "a pattern that does not parse is no pattern";
 }
+
+// What `fabricfit frag --live` reports of slurmctld's snapshot (fabricfit_snapshot_ok).
+TEST(SlurmCluster, SlurmctldsSnapshotStatusFromScontrolShowTopology) {
+  const std::string loaded =
+      "Plugin=topology/fabricfit Version=\"fabricfit 0.1.0\"\n"
+      "Config=/etc/slurm/fabricfit.conf Status=\"ok\" Using=file\n"
+      "SnapshotFile=/shared/fabric.snapshot DefaultPattern=ring\n"
+      "Placement=fabricfit Snapshot=\"loaded /shared/fabric.snapshot (hosts=32 leaf_groups=4)\"\n";
+  ASSERT_TRUE(slurmctld_snapshot_status(loaded));
+  EXPECT_EQ(*slurmctld_snapshot_status(loaded), "loaded /shared/fabric.snapshot (hosts=32 leaf_groups=4)");
+  EXPECT_TRUE(snapshot_status_ok(*slurmctld_snapshot_status(loaded)));
+  const std::string bad =
+      "SnapshotFile=/shared/fabric.snapshot DefaultPattern=ring\n"
+      "Placement=fabricfit Snapshot=\"bad snapshot: /shared/fabric.snapshot: truncated: ... (keeping the one "
+      "already loaded)\"\n";
+  ASSERT_TRUE(slurmctld_snapshot_status(bad));
+  EXPECT_FALSE(snapshot_status_ok(*slurmctld_snapshot_status(bad)));
+  EXPECT_FALSE(snapshot_status_ok("no snapshot at /shared/fabric.snapshot (keeping the one already loaded)"));
+  EXPECT_FALSE(slurmctld_snapshot_status("SwitchName=s1 Nodes=gpu[001-004]\n")) << "topology/tree";
+}

@@ -183,6 +183,24 @@ lab_start() {
   ctld_log=$lab/log/slurmctld.log
 }
 
+# spank_so: the SPANK plugin a lab test loads: FABRICFIT_SPANK_SO, else the one installed in
+# Slurm's plugin directory of the lab's release (FABRICFIT_SLURM_VERSION, else
+# FABRICFIT_SLURM_ENV or /opt/fabricfit/slurm/current.env).
+spank_so() {
+  if [ -n "${FABRICFIT_SPANK_SO:-}" ]; then
+    echo "$FABRICFIT_SPANK_SO"
+  elif [ -n "${FABRICFIT_SLURM_VERSION:-}" ]; then
+    # The lab runs that release (lab.sh --slurm): its plugin directory, not the default's.
+    echo "${FABRICFIT_SLURM_PREFIX:-/opt/fabricfit/slurm}/$FABRICFIT_SLURM_VERSION/lib/slurm/fabricfit.so"
+  else
+    (
+      # shellcheck disable=SC1090
+      . "${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}" 2> /dev/null || true
+      echo "${SLURM_PREFIX:-/nonexistent}/lib/slurm/fabricfit.so"
+    )
+  fi
+}
+
 lab_down() {
   local dir=$1
   "$LAB_SH" down --dir "$dir"

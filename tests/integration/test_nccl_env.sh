@@ -5,22 +5,12 @@
 # --comm-pattern=none turns NCCL settings off; FABRICFIT_SCORE carries the numbers
 # `fabricfit score` gives; a bad fabricfit.conf never reaches the user.
 #
-# FABRICFIT_SPANK_SO: the fabricfit.so to load (default: the one installed in Slurm's plugin
-# directory of the lab's release: FABRICFIT_SLURM_VERSION, else FABRICFIT_SLURM_ENV or
-# /opt/fabricfit/slurm/current.env).
+# FABRICFIT_SPANK_SO: the fabricfit.so to load (spank_so in lib.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-so=${FABRICFIT_SPANK_SO:-}
-if [ -z "$so" ] && [ -n "${FABRICFIT_SLURM_VERSION:-}" ]; then
-  # The lab runs that release (lab.sh --slurm): its plugin directory, not the default's.
-  so=${FABRICFIT_SLURM_PREFIX:-/opt/fabricfit/slurm}/$FABRICFIT_SLURM_VERSION/lib/slurm/fabricfit.so
-elif [ -z "$so" ]; then
-  # shellcheck disable=SC1090
-  . "${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}" 2> /dev/null || true
-  so=${SLURM_PREFIX:-/nonexistent}/lib/slurm/fabricfit.so
-fi
+so=$(spank_so)
 [ -r "$so" ] || { fail "needs the SPANK plugin $so, which is missing: the build's fabricfit.so, installed or named by FABRICFIT_SPANK_SO"; done_testing; }
 FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
 need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"

@@ -6,12 +6,15 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "common/byte_io.hpp"
 #include "common/crc32c.hpp"
@@ -233,6 +236,124 @@ TEST(Snapshot, AWriterKilledMidWayNeverLeavesAHalfFile) {
     ::waitpid(child, &status, 0);
     const Snapshot s = load_snapshot(p);  // throws on a half file
     EXPECT_TRUE(s.fabric == a || s.fabric == b);
+  }
+}
+
+// The last good copy (load_snapshot_keeping_last_good): slurmctld's watcher and every
+// step's slurmstepd read through it.
+struct LastGood {
+  TempDir dir;
+  fs::path snap = dir.path / "fabric.snap", copy = dir.path / "fabricfit.snapshot.last-good";
+  std::vector<std::string> used;  // the origin of every snapshot handed over
+  Fabric taken;
+
+  LastGoodLoad load(const SnapshotUse& refuse = nullptr) {
+    return load_snapshot_keeping_last_good(snap, copy, [&](Snapshot&& s, const std::string& origin) {
+      if (refuse) refuse(Snapshot(s), origin);
+      used.push_back(origin);
+      taken = std::move(s.fabric);
+    });
+  }
+  static std::string bytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
+  static ino_t inode(const fs::path& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+  }
+};
+
+TEST(SnapshotLastGood, AGoodSnapshotIsCopiedOnceAndNotRewrittenWhileUnchanged) {
+  LastGood t;
+  const Fabric f = rails_three_tier();
+  save_snapshot(t.snap, f, info());
+  const auto first = t.load();
+  EXPECT_FALSE(first.from_last_good);
+  EXPECT_EQ(first.error, "");
+  EXPECT_TRUE(t.taken == f);
+  EXPECT_EQ(t.used, std::vector<std::string>{t.snap.string()});
+  ASSERT_TRUE(fs::exists(t.copy));
+  EXPECT_EQ(LastGood::bytes(t.copy), LastGood::bytes(t.snap)) << "the file's own bytes";
+  // Every step reads it: an unchanged snapshot leaves the copy alone (a rewrite renames a
+  // new file over it: another inode).
+  const ino_t before = LastGood::inode(t.copy);
+  for (int i = 0; i < 3; ++i) (void)t.load();
+  EXPECT_EQ(LastGood::inode(t.copy), before);
+  // A new snapshot replaces the copy.
+  Fabric g = rails_three_tier();
+  g.warnings.push_back("another discovery");
+  save_snapshot(t.snap, g, info());
+  (void)t.load();
+  EXPECT_TRUE(t.taken == g);
+  EXPECT_EQ(LastGood::bytes(t.copy), LastGood::bytes(t.snap));
+  EXPECT_NE(LastGood::inode(t.copy), before);
+}
+
+TEST(SnapshotLastGood, ABadOrMissingSnapshotGivesTheCopyAndLeavesItAlone) {
+  LastGood t;
+  const Fabric f = rails_three_tier();
+  save_snapshot(t.snap, f, info());
+  (void)t.load();
+  const std::string good = LastGood::bytes(t.copy);
+  const ino_t before = LastGood::inode(t.copy);
+
+  std::ofstream(t.snap, std::ios::binary | std::ios::trunc) << good.substr(0, good.size() / 2);
+  t.taken = Fabric{};
+  const auto bad = t.load();
+  EXPECT_TRUE(bad.from_last_good);
+  EXPECT_TRUE(bad.error.starts_with(t.snap.string() + ": truncated")) << bad.error;
+  EXPECT_EQ(t.used.back(), t.copy.string());
+  EXPECT_TRUE(t.taken == f);
+  EXPECT_EQ(LastGood::bytes(t.copy), good);
+  EXPECT_EQ(LastGood::inode(t.copy), before);
+
+  fs::remove(t.snap);
+  const auto missing = t.load();
+  EXPECT_TRUE(missing.from_last_good);
+  EXPECT_EQ(missing.error, t.snap.string() + ": cannot read: No such file or directory");
+  EXPECT_EQ(LastGood::bytes(t.copy), good);
+
+  // A snapshot that loads but is refused (another fabric's) is not copied either.
+  Fabric other = rails_three_tier();
+  other.warnings.push_back("another fabric");
+  save_snapshot(t.snap, other, info());
+  const auto refused = t.load([&](Snapshot&&, const std::string& origin) {
+    if (origin == t.snap.string()) throw SnapshotError(origin + ": another fabric");
+  });
+  EXPECT_TRUE(refused.from_last_good);
+  EXPECT_EQ(refused.error, t.snap.string() + ": another fabric");
+  EXPECT_TRUE(t.taken == f);
+  EXPECT_EQ(LastGood::bytes(t.copy), good);
+}
+
+TEST(SnapshotLastGood, WithoutAGoodCopyTheFilesErrorIsThrown) {
+  LastGood t;
+  std::ofstream(t.snap) << "not a snapshot";
+  try {
+    (void)t.load();
+    ADD_FAILURE() << "accepted";
+  } catch (const SnapshotError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              t.snap.string() + ": not a fabricfit snapshot (no snapshot magic at the start)");
+  }
+  EXPECT_FALSE(fs::exists(t.copy)) << "a bad file never becomes the copy";
+  EXPECT_TRUE(t.used.empty());
+  // A damaged copy is no better than none: still the file's own error.
+  std::ofstream(t.copy) << "damaged";
+  EXPECT_THROW((void)t.load(), SnapshotError);
+  // No copy kept at all (an empty path): the file's error, as load_snapshot gives it.
+  EXPECT_THROW((void)load_snapshot_keeping_last_good(t.snap, "", [](Snapshot&&, const std::string&) {}),
+               SnapshotError);
+  // A fabric without hosts is refused like a damaged one.
+  save_snapshot(t.snap, Fabric{}, info());
+  try {
+    (void)load_snapshot_keeping_last_good(t.snap, "", [](Snapshot&&, const std::string&) {});
+    ADD_FAILURE() << "accepted";
+  } catch (const SnapshotError& e) {
+    EXPECT_EQ(std::string(e.what()), t.snap.string() + ": the fabric has no hosts");
   }
 }
 

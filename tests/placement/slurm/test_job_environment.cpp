@@ -213,9 +213,9 @@ TEST(JobEnvApi, LinesFromTheSnapshotTheConfigNames) {
       << err;
   std::map<std::string, std::string> user{{"NCCL_SOCKET_IFNAME", "lo"}};
   const ff_pattern_t alltoall{FF_PATTERN_ALLTOALL, 1, 1, 1}, ring{FF_PATTERN_RING, 1, 1, 1};
-  char out[4096], notes[512];
+  char out[4096], notes[512], kept[512];
   ASSERT_EQ(ff_job_env(site, "gpu002", "gpu[001-002,005]", &alltoall, 8, user_env, &user, out, sizeof out,
-                       notes, sizeof notes, err, sizeof err),
+                       notes, sizeof notes, kept, sizeof kept, err, sizeof err),
             FF_OK)
       << err;
   const std::string lines = out;
@@ -235,8 +235,70 @@ TEST(JobEnvApi, LinesFromTheSnapshotTheConfigNames) {
   ff_site_settings(site, &s);
   EXPECT_STREQ(s.source, "defaults");
   EXPECT_EQ(ff_job_env(site, "gpu002", "gpu[001-002]", &ring, 8, user_env, &user, out, sizeof out, notes,
-                       sizeof notes, err, sizeof err),
+                       sizeof notes, kept, sizeof kept, err, sizeof err),
             FF_EINVAL);  // the default snapshot path does not exist here
+  ff_site_free(site);
+}
+
+// slurmstepd keeps this node's last good copy of the snapshot, as slurmctld does: a bad
+// snapshot on the shared path leaves the tasks their settings, with a note naming both.
+TEST(JobEnvApi, ABadSnapshotGivesTheNodesLastGoodCopy) {
+  TempDir dir;
+  const auto snap = dir.path / "fabric.snapshot", copy = dir.path / "fabricfit.snapshot.last-good";
+  save_snapshot(snap, lab_fabric(2), SnapshotInfo{});
+  std::ofstream(dir.path / "fabricfit.conf") << "SnapshotFile=" << snap.string() << "\n";
+  char err[512] = "";
+  ff_site_t* site = nullptr;
+  // The copy goes beside fabricfit.conf's last good copy by default.
+  ASSERT_EQ(ff_site_load((dir.path / "fabricfit.conf").c_str(), (dir.path / "conf.last-good").c_str(), &site,
+                         err, sizeof err),
+            FF_OK)
+      << err;
+  std::map<std::string, std::string> user;
+  const ff_pattern_t ring{FF_PATTERN_RING, 1, 1, 1};
+  char out[4096], notes[512], kept[1024];
+  const auto step = [&] {
+    return ff_job_env(site, "gpu002", "gpu[001-002]", &ring, 8, user_env, &user, out, sizeof out, notes,
+                      sizeof notes, kept, sizeof kept, err, sizeof err);
+  };
+  ASSERT_EQ(step(), FF_OK) << err;
+  EXPECT_STREQ(kept, "");
+  const std::string good = out;
+  ASSERT_TRUE(std::filesystem::exists(copy));
+  const auto written = std::filesystem::last_write_time(copy);
+
+  std::filesystem::resize_file(snap, std::filesystem::file_size(snap) - 7);  // a half-written copy
+  ASSERT_EQ(step(), FF_OK) << err;
+  EXPECT_EQ(std::string(out), good) << "the same NCCL settings as before";
+  EXPECT_NE(good.find("NCCL_IB_HCA==mlx5_0:1,mlx5_1:1\n"), std::string::npos) << good;
+  const std::string note = kept;
+  EXPECT_TRUE(note.starts_with(snap.string() + ": truncated")) << note;
+  EXPECT_TRUE(note.ends_with("; using the last good snapshot " + copy.string())) << note;
+  EXPECT_EQ(note.find('\n'), std::string::npos) << "one line";
+  EXPECT_STREQ(notes, "");
+  EXPECT_EQ(std::filesystem::last_write_time(copy), written) << "the good copy is untouched";
+
+  // slurmstepd reads it ahead, as root (slurm_spank_init), for the step's ff_job_env.
+  ASSERT_EQ(ff_site_read_snapshot(site, err, sizeof err), FF_OK) << err;
+  std::filesystem::remove(copy);  // what was read is held: the copy is not read again
+  ASSERT_EQ(step(), FF_OK) << err;
+  EXPECT_EQ(std::string(out), good);
+  EXPECT_EQ(std::string(kept), note);
+  EXPECT_EQ(step(), FF_EINVAL) << "let go after one step: read again, and no copy now";
+
+  // Without a copy (snapshot_last_good= empty): no settings, the snapshot's error, as before.
+  ff_site_keep_snapshot(site, "");
+  EXPECT_EQ(ff_site_read_snapshot(site, err, sizeof err), FF_EINVAL);
+  EXPECT_EQ(step(), FF_EINVAL);
+  EXPECT_TRUE(std::string(err).starts_with(snap.string() + ": truncated")) << err;
+  EXPECT_EQ(step(), FF_EINVAL);
+  EXPECT_TRUE(std::string(err).starts_with(snap.string() + ": truncated")) << err;
+  // An explicit path is used as given (the good snapshot back: copied there again).
+  save_snapshot(snap, lab_fabric(2), SnapshotInfo{});
+  const auto elsewhere = dir.path / "elsewhere.last-good";
+  ff_site_keep_snapshot(site, elsewhere.c_str());
+  EXPECT_EQ(step(), FF_OK) << err;
+  EXPECT_TRUE(std::filesystem::exists(elsewhere));
   ff_site_free(site);
 }
 
