@@ -88,7 +88,7 @@ record() {
 }
 : > "$out/decisions.txt"
 while read -r name n g p; do
-  sbatch -Q -J "$name" -N "$n" --gpus-per-node="$g" --comm-pattern="$p" --wrap 'sleep 100000' > /dev/null
+  sbatch -Q -o /dev/null -J "$name" -N "$n" --gpus-per-node="$g" --comm-pattern="$p" --wrap 'sleep 100000' > /dev/null
   settled
   record "submit $name"
 done < "$out/stream.txt"
