@@ -96,10 +96,9 @@ void ff_site_free(ff_site_t* site) {
 void ff_site_settings(const ff_site_t* site, ff_settings_t* out) {
   if (out == nullptr) return;
   const fabricfit::SiteConfig defaults;
-  if (site != nullptr)
-    fabricfit::capi::fill_settings(site->config, site->source, out);
-  else
-    fabricfit::capi::fill_settings(defaults, fabricfit::SiteConfigLoad::Source::Defaults, out);
+  fabricfit::capi::fill_settings(site != nullptr ? site->config : defaults,
+                                 site != nullptr ? site->source : fabricfit::SiteConfigLoad::Source::Defaults,
+                                 out);
 }
 
 int ff_job_env(ff_site_t* site, const char* node, const char* job_nodes, const ff_pattern_t* pattern,
