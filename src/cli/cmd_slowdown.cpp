@@ -101,8 +101,8 @@ int run_slowdown(const SlowdownOptions& opt) {
   }
   sharing.add(0, self.demand, changed);
   const double rho = sharing.rho(self.demand);
-  const double s = slowdown(f, rho);
-  const double s_alone = slowdown(f, rho_alone);
+  const double s = slowdown(f, rho, mode);
+  const double s_alone = slowdown(f, rho_alone, mode);
 
   // The tightest bundle and the jobs met on the job's bundles.
   std::string tightest;

@@ -241,7 +241,7 @@ class Simulation {
     bool split = false;
     for (int h : a.hosts) split |= index_.leaf_group_of(h) != first;
     if (!split) return false;
-    const double s_now = slowdown(f, sharing_.rho_if_added(demand));
+    const double s_now = slowdown(f, sharing_.rho_if_added(demand), options_.model.demand);
     const GroupReadiness target =
         earliest_group(index_, gpus_, free_at(t), job.nodes, job.gpus_per_node, t, mask_for(i, t));
     const WaitAdvice advice =
@@ -289,7 +289,7 @@ class Simulation {
     r.demand = std::move(demand);
     changed_.clear();
     sharing_.add(i, r.demand, changed_);
-    r.slowdown = slowdown(f, sharing_.rho(r.demand));
+    r.slowdown = slowdown(f, sharing_.rho(r.demand), options_.model.demand);
     departures_.push(Departure{t + r.work_s * r.slowdown, i, r.version});
     reshare(i, t);
   }
@@ -346,7 +346,7 @@ class Simulation {
     touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
     for (int j : touched_) {
       Running& r = running_[j];
-      const double s = slowdown(r.comm_share, sharing_.rho(r.demand));
+      const double s = slowdown(r.comm_share, sharing_.rho(r.demand), options_.model.demand);
       if (std::abs(s - r.slowdown) < 1e-12) continue;
       r.work_s = std::max(0.0, r.work_s - (t - r.since) / r.slowdown);
       r.since = t;

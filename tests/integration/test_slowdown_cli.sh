@@ -54,6 +54,13 @@ is "without --job-id its entry counts as another job: 600 of 400" \
 rm "$d/reg/10.json"
 is "two split rings on the degraded group (2 x 100 Gb/s ECMP): 400 of 200, rho 0.5, s = 1.5" \
   "$(sd "$d/deg.snap" --nodes 'gpu[001,005]' --demand peak --running "$d/reg")" 1.5
+job 13 'gpu[003,007]' > "$d/reg/13.json"
+# Time-averaged, the job's bytes move at rho of its average rate over the whole run:
+# s = 1/rho, so the bundle delivers 3 x 100 / 1.5 = 200 Gb/s, its capacity (docs/placement.md,
+# "Time-averaged demand conserves bytes"); 0.5 + 0.5 x 1.5 = 1.25 would deliver 240.
+is "three split rings time-averaged on the degraded group: 300 of 200, rho 2/3, s = 1/rho" \
+  "$(sd "$d/deg.snap" --nodes 'gpu[001,005]' --running "$d/reg")" 1.5
+rm "$d/reg/13.json"
 printf '[%s, %s]\n' "$(job 11 'gpu[002,006]')" "$(job 12 'gpu[003,007]')" > "$d/running.json"
 is "--running takes a JSON array file too" \
   "$(sd "$d/ok.snap" --nodes 'gpu[001,005]' --demand peak --running "$d/running.json")" 1.25

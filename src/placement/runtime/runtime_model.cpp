@@ -219,10 +219,11 @@ double fair_level(std::vector<double>& demands, double capacity) {
   return kInf;
 }
 
-double slowdown(double comm_share, double rho) {
+double slowdown(double comm_share, double rho, DemandMode mode) {
   if (comm_share <= 0) return 1.0;
   if (rho <= 0) return std::numeric_limits<double>::infinity();
-  return (1 - comm_share) + comm_share / std::min(rho, 1.0);
+  const double r = std::min(rho, 1.0);
+  return mode == DemandMode::TimeAveraged ? 1.0 / r : (1 - comm_share) + comm_share / r;
 }
 
 BandwidthSharing::BandwidthSharing(const UplinkBundles& bundles)

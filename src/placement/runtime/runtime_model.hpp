@@ -24,7 +24,8 @@ struct Fabric;
 // chosen by destination host modulo the rail's uplinks (destination-based routing), so
 // flows can collide on one cable while others idle.
 enum class UplinkRouting { Ecmp, Static };
-// Time-averaged: a job loads a bundle with its peak demand x f (its communication share);
+// Time-averaged: a job loads a bundle with its peak demand x f (its communication share),
+// and a slowed job's average demand falls as it stretches (see slowdown());
 // peak: with its peak demand whenever it runs.
 enum class DemandMode { TimeAveraged, Peak };
 
@@ -140,7 +141,14 @@ struct RunningTraffic {
 // that gives every demand min(demand, level); +inf when the demands fit.
 [[nodiscard]] double fair_level(std::vector<double>& demands, double capacity);
 
-// s = (1 - f) + f / rho, rho in (0, 1]; 1 when f = 0.
-[[nodiscard]] double slowdown(double comm_share, double rho);
+// The job's slowdown given rho, its share of what it asks on its tightest bundle (0, 1];
+// 1 when f = 0.
+// Peak: rho is a share of its peak demand, which it asks only while it communicates, so
+// only the communication phases stretch: s = (1 - f) + f / rho.
+// Time-averaged: rho is a share of its average demand (peak x f), the rate its bytes get
+// over the whole run; moving them at that rate takes the whole run 1 / rho longer:
+// s = 1 / rho. Its average demand over the stretched run, peak x f / s, is then what it
+// is given, so no bundle delivers more than its capacity (with (1 - f) + f / rho it would).
+[[nodiscard]] double slowdown(double comm_share, double rho, DemandMode mode);
 
 }  // namespace fabricfit

@@ -34,7 +34,8 @@ namespace {
 double slowdown_beside(const UplinkBundles& bundles, const CommPattern& pattern, const Allocation& a,
                        double comm_share, const BandwidthSharing& beside) {
   const RunningTraffic running{.bundles = bundles, .sharing = beside};
-  return slowdown(comm_share, running.share_if_added(TrafficMatrix::build(pattern, a.gpus), a.hosts));
+  return slowdown(comm_share, running.share_if_added(TrafficMatrix::build(pattern, a.gpus), a.hosts),
+                  DemandMode::Peak);
 }
 
 }  // namespace

@@ -28,9 +28,12 @@ TEST(RuntimeModel, FairLevelByHand) {
   EXPECT_DOUBLE_EQ(fair_level(d, 200), 75.0);
   std::vector<double> fits{100, 100};
   EXPECT_TRUE(std::isinf(fair_level(fits, 200)));
-  EXPECT_DOUBLE_EQ(slowdown(0.5, 2.0 / 3), 1.25);  // (1 - 0.5) + 0.5 x 1.5
-  EXPECT_DOUBLE_EQ(slowdown(0, 0.1), 1.0);         // one-host jobs never slow down
-  EXPECT_DOUBLE_EQ(slowdown(0.3, 1.0), 1.0);
+  EXPECT_DOUBLE_EQ(slowdown(0.5, 2.0 / 3, DemandMode::Peak), 1.25);         // (1 - 0.5) + 0.5 x 1.5
+  EXPECT_DOUBLE_EQ(slowdown(0.5, 2.0 / 3, DemandMode::TimeAveraged), 1.5);  // the whole run: 1 / rho
+  for (const DemandMode mode : {DemandMode::Peak, DemandMode::TimeAveraged}) {
+    EXPECT_DOUBLE_EQ(slowdown(0, 0.1, mode), 1.0);  // one-host jobs never slow down
+    EXPECT_DOUBLE_EQ(slowdown(0.3, 1.0, mode), 1.0);
+  }
 }
 
 TEST(RuntimeModel, RingAcrossTwoGroupsDrivesOneHostsLineRate) {
@@ -68,7 +71,7 @@ TEST(RuntimeModel, SharedBundleByHand) {
   EXPECT_EQ(sharing.over_capacity(), 4);
   for (const auto* d : {&a, &bb, &c}) {
     EXPECT_NEAR(sharing.rho(*d), 2.0 / 3, 1e-12);
-    EXPECT_NEAR(slowdown(0.5, sharing.rho(*d)), 1.25, 1e-12);
+    EXPECT_NEAR(slowdown(0.5, sharing.rho(*d), DemandMode::Peak), 1.25, 1e-12);
   }
   changed.clear();
   sharing.remove(2, c, changed);
@@ -98,7 +101,7 @@ TEST(RuntimeModel, DegradedBundleByHand) {
   const auto d = b.demand(traffic, hosts);
   const double rho = BandwidthSharing(b).rho_if_added(d);
   EXPECT_NEAR(rho, 0.875, 1e-12);
-  EXPECT_NEAR(slowdown(0.5, rho), 0.5 + 0.5 / 0.875, 1e-12);
+  EXPECT_NEAR(slowdown(0.5, rho, DemandMode::Peak), 0.5 + 0.5 / 0.875, 1e-12);
 
   // Static routes: each destination host of the other group receives 32 x 8/64 = 4 per
   // unit (114.3 Gb/s) on cable (host mod 4); host 4 lands on cable 0, the slow one.
@@ -171,6 +174,57 @@ TEST(RuntimeModel, ReplayProgressByHand) {
   const auto avg = replay_trace(index, jobs, avg_policy, frag, options);
   EXPECT_DOUBLE_EQ(avg.makespan_s, 100.0);
   EXPECT_DOUBLE_EQ(avg.uplink_over_capacity_s, 0.0);
+}
+
+TEST(RuntimeModel, TimeAveragedDemandConservesBytes) {
+  // 2 groups of 8 hosts, 3 uplinks each (8:3, 2.67:1): 600 Gb/s per group and direction.
+  // Eight 2-host rings split over the groups (hosts i and 8 + i) each want one host's line
+  // rate, 200 Gb/s, at peak, so 100 Gb/s on average at f = 0.5: 800 of 600, rho = 3/4.
+  // Stretching only the communication half, s = 0.5 + 0.5 x 4/3 = 7/6, would have the
+  // bundle deliver 8 x 100 / (7/6) = 686 Gb/s of its 600: capacity needs s >= 800/600.
+  const Fabric f = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 8, .uplinks = 3});
+  const LocalityIndex index(f);
+  const UplinkBundles b(index);
+  ASSERT_DOUBLE_EQ(b.capacity_gbps(0), 600.0);
+  BandwidthSharing sharing(b);
+  std::vector<int> changed;
+  std::vector<std::vector<BundleDemand>> rings;
+  for (int i = 0; i < 8; ++i) {
+    rings.push_back(ring_demand(b, {i, 8 + i}));
+    for (BundleDemand& d : rings.back()) d.gbps *= 0.5;  // time-averaged: peak x f
+    sharing.add(i, rings.back(), changed);
+  }
+  double delivered = 0;  // on leaf group 0's up direction
+  for (const auto& ring : rings) {
+    const double rho = sharing.rho(ring);
+    EXPECT_NEAR(rho, 0.75, 1e-12);
+    const double s = slowdown(0.5, rho, DemandMode::TimeAveraged);
+    EXPECT_NEAR(s, 4.0 / 3, 1e-12);
+    for (const BundleDemand& d : ring)
+      delivered += d.bundle == 0 ? d.gbps / s : 0.0;  // its bytes over its run
+  }
+  EXPECT_NEAR(delivered, 600.0, 1e-9);  // the bundle full, not over
+
+  // In time: eight 100 s jobs end together at 100 x 4/3 s. Each moved its 200 x 0.5 x 100
+  // Gb of group 0's uplinks in that time: 8 x 10,000 Gb / 133.3 s = 600 Gb/s.
+  std::vector<TraceJob> jobs;
+  std::vector<std::vector<int>> placements;
+  for (int i = 0; i < 8; ++i) {
+    jobs.push_back({.id = std::string(1, static_cast<char>('A' + i)),
+                    .submit_s = 0,
+                    .duration_s = 100,
+                    .nodes = 2,
+                    .gpus_per_node = 8});
+    placements.push_back({i, 8 + i});
+  }
+  const FragModel frag(workload_mix_of(jobs), 8, 8);
+  ReplayOptions options;
+  options.model.comm_shares = {0.5};
+  options.model.demand = DemandMode::TimeAveraged;
+  ScriptedPolicy policy(placements);
+  const auto avg = replay_trace(index, jobs, policy, frag, options);
+  EXPECT_NEAR(avg.makespan_s, 400.0 / 3, 1e-9);
+  EXPECT_NEAR(avg.classes[0].jct_mean_s, 400.0 / 3, 1e-9);
 }
 
 TEST(RuntimeModel, CommShareFromTraceElseDrawn) {
