@@ -35,6 +35,7 @@ struct ReplayCliOptions {
   std::vector<double> comm_shares{0.1, 0.3, 0.5};
   std::string demand = "time-averaged";
   std::string routing = "ecmp";
+  std::string faults;
   bool no_model = false;
   int seeds = 1;
   int max_jobs = 0;
@@ -106,6 +107,7 @@ int run_replay(const ReplayCliOptions& opt) {
   options.model.comm_shares = opt.comm_shares;
   options.model.demand = opt.demand == "peak" ? DemandMode::Peak : DemandMode::TimeAveraged;
   options.model.routing = opt.routing == "static" ? UplinkRouting::Static : UplinkRouting::Ecmp;
+  if (!opt.faults.empty()) options.faults = parse_fault_spec(opt.faults);
   options.wait.cap_s = opt.wait_cap_s;
   options.wait.overestimate = opt.overestimate;
   options.wait.round_limits = opt.limits == "typed";
@@ -135,6 +137,7 @@ int run_replay(const ReplayCliOptions& opt) {
   report.model = options.model.describe();
   report.demand = to_string(options.model.demand);
   report.routing = to_string(options.model.routing);
+  if (options.faults.any()) report.faults = options.faults.to_string();
   for (int s = 0; s < opt.seeds; ++s) report.seeds.push_back(opt.seed + static_cast<std::uint64_t>(s));
   report.results = replay_policies(index, jobs, opt.policies, frag, options, policy_options, opt.seeds);
 
@@ -213,6 +216,9 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option("--routing", opt->routing,
                   "ecmp (even spread over a bundle's uplinks) or static (destination modulo uplinks)")
       ->capture_default_str();
+  cmd->add_option("--faults", opt->faults,
+                  "Fabric faults: stress, llama3 or none, then key=value overrides (host-flap, uplink-flap, "
+                  "uplink-slow per link-day; slow-keeps; episode, flap-every, detect, checkpoint in s)");
   cmd->add_flag("--no-runtime-model", opt->no_model,
                 "Every job runs its trace duration whatever its placement");
   cmd->add_option("--seeds", opt->seeds, "Replay seeds seed, seed+1, ...: mean and 95 % interval")

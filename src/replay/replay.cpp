@@ -10,6 +10,7 @@
 
 #include "placement/placement_score.hpp"
 #include "placement/runtime/runtime_predictor.hpp"
+#include "placement/selection/health_avoidance.hpp"
 #include "placement/traffic_matrix.hpp"
 #include "replay/replay_metrics.hpp"
 #include "site/site_config.hpp"
@@ -37,6 +38,17 @@ struct Running {
   double comm_share = 0;
   int version = 0;
   std::vector<BundleDemand> demand;  // as counted on the bundles (x f when time-averaged)
+};
+
+// A moment of a fault episode: a flapping link drops; a cable slows or recovers; a health
+// sweep sees a state begin or end.
+struct FaultTick {
+  enum Kind { Drop, SlowOn, SlowOff, Seen, Cleared } kind;
+  double at;
+  int episode;
+  friend bool operator>(const FaultTick& a, const FaultTick& b) {
+    return a.at != b.at ? a.at > b.at : a.episode > b.episode;
+  }
 };
 
 // Hosts a waiting job expects, until when.
@@ -75,6 +87,10 @@ class Simulation {
     limit_.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i)
       limit_[i] = replay_time_limit(jobs[i].duration_s, options.wait);
+    remaining_.resize(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) remaining_[i] = jobs[i].duration_s;
+    failed_run_s_.assign(jobs.size(), 0.0);
+    if ((options.faults.any() || !options.fault_episodes.empty()) && !jobs.empty()) plan_fault_ticks();
   }
 
   ReplayResult run() {
@@ -88,6 +104,7 @@ class Simulation {
       double t = next < jobs_.size() ? jobs_[next].submit_s : kInf;
       if (!departures_.empty()) t = std::min(t, departures_.top().at);
       if (!retries_.empty()) t = std::min(t, retries_.top());
+      if (!ticks_.empty()) t = std::min(t, ticks_.top().at);
       while (!retries_.empty() && retries_.top() <= t) retries_.pop();
       const double dt = t - t_prev;
       frag_integral += frag_now * dt;
@@ -101,6 +118,11 @@ class Simulation {
         if (d.version != running_[d.job].version) continue;
         finish(d.job, t);
         changed = true;
+      }
+      while (!ticks_.empty() && ticks_.top().at <= t) {
+        const FaultTick tick = ticks_.top();
+        ticks_.pop();
+        changed |= on_fault(tick, t);
       }
       while (next < jobs_.size() && jobs_[next].submit_s <= t) {
         const TraceJob& j = jobs_[next];
@@ -116,16 +138,24 @@ class Simulation {
       changed |= schedule(t);
       if (changed) frag_now = measure_fragmentation(index_, gpus_, frag_).frag;
       idle_fit_now_ = idle_while_fit();
-      if (departures_.empty() && next >= jobs_.size() && retries_.empty()) break;  // the rest never starts
+      // The rest never starts (fault ticks left then change nothing anyone waits for).
+      if (departures_.empty() && next >= jobs_.size() && retries_.empty() &&
+          (pending_.empty() || ticks_.empty()))
+        break;
     }
     result_.unplaceable += static_cast<int>(pending_.size());
 
+    // A job that failed ran before its last start too: its run time counts those runs.
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      if (start_[i] >= 0) start_[i] -= failed_run_s_[i];
+    }
     double end = t0, busy_gpu_seconds = 0;
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       if (start_[i] < 0) continue;
       end = std::max(end, end_[i]);
       busy_gpu_seconds += (end_[i] - start_[i]) * jobs_[i].gpus();
     }
+    for (const FaultEpisode& e : episodes_) result_.faults.episodes += e.start_s < end ? 1 : 0;
     result_.makespan_s = end - t0;
     result_.frag_mean = end > t0 ? frag_integral / (end - t0) : 0.0;
     result_.idle_while_fit_gpu_hours = idle_fit_gpu_s / 3600;
@@ -205,8 +235,17 @@ class Simulation {
           .demand_scale = options_.model.demand == DemandMode::TimeAveraged ? f : 1.0};
       const bool communicates = f > 0 && job.nodes >= 2;
       const auto started = std::chrono::steady_clock::now();
-      auto a = policy_.place(
-          PlacementContext{index_, gpus_, frag_, allowed, communicates ? &running : nullptr}, request);
+      const PlacementContext ctx{index_, gpus_, frag_, allowed, communicates ? &running : nullptr};
+      std::optional<Allocation> a;
+      if (health_aware_) {
+        HealthAvoidance what;
+        a = place_keeping_off_unhealthy(policy_, ctx, request, seen_, &what);
+        result_.faults.kept_off += what.kept_off ? 1 : 0;
+        result_.faults.took_degraded += what.took_degraded ? 1 : 0;
+        result_.faults.waited_for_healthy += what.waits_for_healthy ? 1 : 0;
+      } else {
+        a = policy_.place(ctx, request);
+      }
       decision_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       ++result_.decisions;
       if (!a) {
@@ -270,7 +309,7 @@ class Simulation {
       host_jobs_[h].push_back(i);
       host_free_at_[h] = std::max(host_free_at_[h], t + limit_[i]);
     }
-    if (job.nodes >= 2) {
+    if (job.nodes >= 2 && start_[i] < 0) {  // a job restarted after a fault counts once
       const PlacementScore s = router_.route_hosts(traffic, a.hosts);
       const double volume = options_.rule.volume_gb(job);
       result_.cross_spine_gb += s.spine_bytes * volume;
@@ -283,7 +322,7 @@ class Simulation {
     start_[i] = t;
     allocations_[i] = std::move(a);
     Running& r = running_[i];
-    r.work_s = job.duration_s;
+    r.work_s = remaining_[i];
     r.since = t;
     r.comm_share = f;
     r.demand = std::move(demand);
@@ -295,6 +334,19 @@ class Simulation {
   }
 
   void finish(int i, double t) {
+    release(i);
+    end_[i] = t;
+    // The trace has no users: every job is one user's, as in the lab.
+    predictor_.observe(0, static_cast<std::uint64_t>(i), limit_[i], t - start_[i], t);
+    Running& r = running_[i];
+    ++r.version;
+    changed_.clear();
+    sharing_.remove(i, r.demand, changed_);
+    reshare(i, t);
+  }
+
+  // The job's hosts and GPUs back.
+  void release(int i) {
     const Allocation& a = allocations_[i];
     for (std::size_t k = 0; k < a.hosts.size(); ++k) {
       gpus_.free[a.hosts[k]] += a.gpus[k];
@@ -305,14 +357,131 @@ class Simulation {
       for (int j : on) latest = std::max(latest, start_[j] + limit_[j]);
       host_free_at_[a.hosts[k]] = latest;
     }
-    end_[i] = t;
-    // The trace has no users: every job is one user's, as in the lab.
-    predictor_.observe(0, static_cast<std::uint64_t>(i), limit_[i], t - start_[i], t);
+  }
+
+  // Fault episodes as ticks: a flapping link drops at its start and every flap_every_s
+  // until repaired; a sub-healthy cable slows at its start and recovers at its end; a
+  // health sweep sees each state detect_s after it begins and after it ends.
+  void plan_fault_ticks() {
+    const FaultRates& f = options_.faults;
+    double last = jobs_.front().submit_s;
+    double longest = 0;
+    for (const TraceJob& j : jobs_) {
+      last = std::max(last, j.submit_s);
+      longest = std::max(longest, j.duration_s);
+    }
+    // Long enough for a replay whose queue drains well after the last arrival.
+    episodes_ = !options_.fault_episodes.empty() ? options_.fault_episodes
+                                                 : plan_faults(index_, f, jobs_.front().submit_s,
+                                                               last + 4 * longest + 86400, options_.seed);
+    for (int e = 0; e < static_cast<int>(episodes_.size()); ++e) {
+      const FaultEpisode& ep = episodes_[e];
+      if (ep.kind == FaultKind::Flap) {
+        for (double at = ep.start_s; at < ep.end_s; at += f.flap_every_s)
+          ticks_.push({FaultTick::Drop, at, e});
+      } else {
+        ticks_.push({FaultTick::SlowOn, ep.start_s, e});
+        ticks_.push({FaultTick::SlowOff, ep.end_s, e});
+      }
+      ticks_.push({FaultTick::Seen, ep.start_s + f.detect_s, e});
+      ticks_.push({FaultTick::Cleared, ep.end_s + f.detect_s, e});
+    }
+    seen_.host_link.assign(index_.host_count(), PartHealth::Healthy);
+    seen_.uplinks.assign(index_.leaf_group_count(), PartHealth::Healthy);
+    host_seen_.assign(index_.host_count(), {0, 0});
+    uplink_seen_.assign(index_.leaf_group_count(), {0, 0});
+    slow_count_.assign(index_.leaf_group_count(), 0);
+    health_aware_ = policy_.name() == "fabricfit";
+  }
+
+  bool on_fault(const FaultTick& tick, double t) {
+    const FaultEpisode& ep = episodes_[tick.episode];
+    const bool host = ep.target == FaultTarget::HostLink;
+    switch (tick.kind) {
+      case FaultTick::Drop: return drop(ep, t);
+      case FaultTick::SlowOn:
+      case FaultTick::SlowOff: {
+        int& n = slow_count_[ep.where];
+        const bool was = n > 0;
+        n += tick.kind == FaultTick::SlowOn ? 1 : -1;
+        if (was != (n > 0)) slow_uplinks(ep.where, n > 0, t);
+        return false;
+      }
+      case FaultTick::Seen:
+      case FaultTick::Cleared: {
+        auto& n = (host ? host_seen_ : uplink_seen_)[ep.where];
+        (ep.kind == FaultKind::Flap ? n.first : n.second) += tick.kind == FaultTick::Seen ? 1 : -1;
+        (host ? seen_.host_link : seen_.uplinks)[ep.where] = n.first > 0    ? PartHealth::Failing
+                                                             : n.second > 0 ? PartHealth::Degraded
+                                                                            : PartHealth::Healthy;
+        return true;  // what the placement may use changed: the queue is looked at again
+      }
+    }
+    return false;
+  }
+
+  // A link drops: every job whose traffic crosses it fails. A host's link carries its
+  // multi-host jobs' traffic; a leaf group's uplinks carry that of every job split over
+  // that group (ECMP and static alike: a job's flows use all the group's cables).
+  bool drop(const FaultEpisode& ep, double t) {
+    failing_.clear();
+    const auto consider = [&](int h) {
+      for (int j : host_jobs_[h]) {
+        if (jobs_[j].nodes < 2) continue;
+        if (ep.target == FaultTarget::HostLink || spans_groups(allocations_[j])) failing_.push_back(j);
+      }
+    };
+    if (ep.target == FaultTarget::HostLink) {
+      consider(ep.where);
+    } else {
+      for (int h : index_.hosts_of(ep.where)) consider(h);
+    }
+    std::sort(failing_.begin(), failing_.end());
+    failing_.erase(std::unique(failing_.begin(), failing_.end()), failing_.end());
+    for (int j : failing_) fail(j, t);
+    return !failing_.empty();
+  }
+
+  [[nodiscard]] bool spans_groups(const Allocation& a) const {
+    const int first = index_.leaf_group_of(a.hosts.front());
+    return std::any_of(a.hosts.begin(), a.hosts.end(),
+                       [&](int h) { return index_.leaf_group_of(h) != first; });
+  }
+
+  // The job stops; it goes back to the queue (in its arrival order, as Slurm requeues it)
+  // to run again from its last checkpoint, taken every checkpoint_s of its work.
+  void fail(int i, double t) {
+    const TraceJob& job = jobs_[i];
     Running& r = running_[i];
+    const double left = std::max(0.0, r.work_s - (t - r.since) / r.slowdown);
+    const double done = job.duration_s - left;
+    const double restart_point = job.duration_s - remaining_[i];
+    const double ckpt = options_.faults.checkpoint_s;
+    const double kept = std::max(restart_point, std::floor(done / ckpt) * ckpt);
+    result_.faults.gpu_hours_redone += (done - kept) * r.slowdown * job.gpus() / 3600;
+    ++result_.faults.jobs_failed;
+    remaining_[i] = job.duration_s - kept;
+    failed_run_s_[i] += t - start_[i];
+    release(i);
     ++r.version;
     changed_.clear();
     sharing_.remove(i, r.demand, changed_);
     reshare(i, t);
+    const auto at = std::lower_bound(pending_.begin(), pending_.end(), i);
+    pending_.insert(at, i);
+    ++pending_sizes_[job.gpus()];
+  }
+
+  // A sub-healthy cable keeps slow_keeps of its rate: under ECMP the whole group's
+  // capacity follows its slowest cable.
+  void slow_uplinks(int leaf, bool slow, double t) {
+    changed_.clear();
+    for (int b : bundles_.slowed_by_cable(leaf)) {
+      if (slow) base_capacity_[b] = bundles_.capacity_gbps(b);
+      bundles_.set_capacity(b, slow ? base_capacity_[b] * options_.faults.slow_keeps : base_capacity_[b]);
+      sharing_.capacity_changed(b, changed_);
+    }
+    reshare(-1, t);
   }
 
   // The run time the wait takes for job i: its time limit, or the prediction.
@@ -383,6 +552,17 @@ class Simulation {
   std::vector<std::uint8_t> mask_;
   std::map<int, bool> waited_;
   std::vector<int> changed_, touched_;
+  // Faults: the episodes, their ticks, what health sweeps have seen (per host and group:
+  // episodes seen and not yet cleared), slowed groups and their cables' healthy capacity.
+  std::vector<double> remaining_, failed_run_s_;
+  std::vector<FaultEpisode> episodes_;
+  std::priority_queue<FaultTick, std::vector<FaultTick>, std::greater<>> ticks_;
+  FabricHealthView seen_;
+  // Per host and group: flapping and sub-healthy episodes seen and not yet cleared.
+  std::vector<std::pair<int, int>> host_seen_, uplink_seen_;
+  std::vector<int> slow_count_, failing_;
+  std::map<int, double> base_capacity_;
+  bool health_aware_ = false;
   std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
   std::priority_queue<double, std::vector<double>, std::greater<>> retries_;
   double decision_seconds_ = 0;

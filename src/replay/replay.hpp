@@ -17,6 +17,7 @@
 #include "placement/runtime/runtime_model.hpp"
 #include "placement/selection/placement_policy.hpp"
 #include "placement/waiting/locality_wait.hpp"
+#include "replay/fault_plan.hpp"
 #include "replay/pattern_rule.hpp"
 #include "replay/trace_reader.hpp"
 
@@ -44,6 +45,27 @@ struct ReplayOptions {
   LocalityWaitSettings wait;
   // Cables per rail for static routing (optional; see UplinkBundles).
   const Fabric* fabric = nullptr;
+  // Fabric faults (none by default); fabricfit keeps multi-host jobs off what a health
+  // sweep has seen (health_avoidance.hpp), the other policies are blind to them.
+  FaultRates faults;
+  // These episodes instead of drawing them from faults' rates (faults' other settings hold).
+  std::vector<FaultEpisode> fault_episodes;
+};
+
+// What the faults did in one run.
+struct FaultFigures {
+  int episodes = 0;             // flapping and sub-healthy episodes that began before the last job ended
+  int jobs_failed = 0;          // job runs cut by a link drop (a job can fail more than once)
+  double gpu_hours_redone = 0;  // GPUs x run time since the failed runs' last checkpoints
+  // GPU-hours of this run less those of the same policy and seed with no faults
+  // (replay_policies fills it: it runs the healthy twin).
+  double gpu_hours_lost = 0;
+  // fabricfit's placements (health_avoidance.hpp): off unhealthy hosts or uplinks it would
+  // otherwise have used; across a degraded part, nothing else fitting; not made, only
+  // placements across a failing part fitting.
+  int kept_off = 0;
+  int took_degraded = 0;
+  int waited_for_healthy = 0;
 };
 
 // Job classes by width: one host; several hosts that one leaf group could hold; wider.
@@ -86,6 +108,7 @@ struct ReplayResult {
   double uplink_over_capacity_s = 0;  // bundle-seconds with demand above capacity
   double slowed_jobs_share = 0;       // of the jobs, slowed by more than 1 %
   int locality_waits = 0;             // jobs that waited for a leaf group (adaptive wait)
+  FaultFigures faults;
 };
 
 [[nodiscard]] ReplayResult replay_trace(const LocalityIndex& index, const std::vector<TraceJob>& jobs,

@@ -153,6 +153,14 @@ std::vector<std::vector<ReplayResult>> replay_policies(const LocalityIndex& inde
     ro.seed = options.seed + static_cast<std::uint64_t>(s);
     auto policy = make_policy(policies[p], po);
     results[p][s] = replay_trace(index, jobs, *policy, frag, ro);
+    if (ro.faults.any() || !ro.fault_episodes.empty()) {
+      // The same policy and seed on a healthy fabric: what the faults cost is the difference.
+      ro.faults = FaultRates{};
+      ro.fault_episodes.clear();
+      auto twin = make_policy(policies[p], po);
+      const ReplayResult healthy = replay_trace(index, jobs, *twin, frag, ro);
+      results[p][s].faults.gpu_hours_lost = results[p][s].classes[0].gpu_hours - healthy.classes[0].gpu_hours;
+    }
   };
   // Two at a time: the machines this runs on are small and shared.
   for (std::size_t k = 0; k < tasks.size(); k += 2) {

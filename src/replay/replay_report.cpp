@@ -100,6 +100,18 @@ double cluster_figure(const ReplayResult& r, int k) {
   }
 }
 
+// What faults did (all 0 without --faults).
+std::vector<std::pair<const char*, double>> fault_figures(const ReplayResult& r) {
+  const FaultFigures& f = r.faults;
+  return {{"gpu_hours_lost", f.gpu_hours_lost},
+          {"jobs_failed", f.jobs_failed},
+          {"gpu_hours_redone", f.gpu_hours_redone},
+          {"episodes", f.episodes},
+          {"kept_off", f.kept_off},
+          {"took_degraded", f.took_degraded},
+          {"waited_for_healthy", f.waited_for_healthy}};
+}
+
 nlohmann::json figure_json(const std::vector<double>& v) {
   if (v.size() == 1) return v.front();
   const Interval iv = interval_of(v);
@@ -117,6 +129,7 @@ std::vector<std::pair<std::string, double>> report_figures(const ReplayResult& r
     }
   }
   for (int k = 0; k < 4; ++k) out.emplace_back(kClusterFigures[k], cluster_figure(r, k));
+  for (const auto& [name, value] : fault_figures(r)) out.emplace_back(fmt::format("faults.{}", name), value);
   return out;
 }
 
@@ -142,7 +155,12 @@ std::string report_text(const ReplayReport& r) {
                 r.estimate == "history" ? "predicted from the last two jobs" : "the time limit")
           : std::string("fabricfit never waits for a leaf group");
   if (r.locality_wait_s > 0) wait += fmt::format("; tree-switches waits up to {:g} s", r.locality_wait_s);
-  out += fmt::format("wait:     {}\n\n", wait);
+  out += fmt::format("wait:     {}\n", wait);
+  if (!r.faults.empty()) {
+    out +=
+        fmt::format("faults:   {} (fabricfit keeps multi-host jobs off what health sweeps saw)\n", r.faults);
+  }
+  out += "\n";
 
   out += fmt::format("{:<14} {:<13} {:>6} {:>13} {:>13} {:>11} {:>13} {:>12} {:>7}\n", "policy", "class",
                      "jobs", "jct_mean_s", "jct_p95_s", "gpu_hours", "wait_gpu_wtd", "wait_p95_s", "bsld");
@@ -180,6 +198,23 @@ std::string report_text(const ReplayReport& r) {
         m([](const ReplayResult& x) { return x.gpu_utilisation; }),
         m([](const ReplayResult& x) { return x.decision_us_mean; }));
   }
+  if (!r.faults.empty()) {
+    out += fmt::format("\n{:<14} {:>11} {:>13} {:>14} {:>9} {:>9} {:>9} {:>9}\n", "policy", "jobs_failed",
+                       "gpu_h_lost", "gpu_h_redone", "episodes", "kept_off", "took_deg", "waited");
+    for (const auto& runs : r.results) {
+      if (runs.empty()) continue;
+      const auto m = [&](auto f) { return mean_of(runs, f); };
+      out += fmt::format(
+          "{:<14} {:>11.1f} {:>13.1f} {:>14.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f}\n", runs.front().policy,
+          m([](const ReplayResult& x) { return static_cast<double>(x.faults.jobs_failed); }),
+          m([](const ReplayResult& x) { return x.faults.gpu_hours_lost; }),
+          m([](const ReplayResult& x) { return x.faults.gpu_hours_redone; }),
+          m([](const ReplayResult& x) { return static_cast<double>(x.faults.episodes); }),
+          m([](const ReplayResult& x) { return static_cast<double>(x.faults.kept_off); }),
+          m([](const ReplayResult& x) { return static_cast<double>(x.faults.took_degraded); }),
+          m([](const ReplayResult& x) { return static_cast<double>(x.faults.waited_for_healthy); }));
+    }
+  }
   if (const auto* tree = find(r, "tree")) {
     out += "\nrelative to tree (means)  jct all  jct within  jct wider  gpu_hours  wait_p95  idle_fit\n";
     for (const auto& runs : r.results) {
@@ -213,6 +248,7 @@ nlohmann::json report_json(const ReplayReport& r) {
   j["runtime_model"] = r.model;
   j["demand"] = r.demand;
   j["routing"] = r.routing;
+  if (!r.faults.empty()) j["faults"] = r.faults;
   j["seeds"] = r.seeds;
   j["locality_wait_s"] = r.locality_wait_s;
   j["adaptive_wait_cap_s"] = r.adaptive_wait_cap_s;
@@ -252,6 +288,18 @@ nlohmann::json report_json(const ReplayReport& r) {
         {"slowed_jobs_share", d([](const ReplayResult& x) { return x.slowed_jobs_share; })},
         {"locality_waits", d([](const ReplayResult& x) { return static_cast<double>(x.locality_waits); })},
         {"decision_us_mean", d([](const ReplayResult& x) { return x.decision_us_mean; })}};
+    if (!r.faults.empty()) {
+      nlohmann::json faults;
+      for (const auto& [name, value] : fault_figures(runs.front())) {
+        faults[name] = figure_json(over_seeds(runs, [&, key = std::string(name)](const ReplayResult& x) {
+          for (const auto& [n, v] : fault_figures(x)) {
+            if (key == n) return v;
+          }
+          return 0.0;
+        }));
+      }
+      p["faults"] = faults;
+    }
     // Every seed's own figures: the policies share their seeds' job draws, so a ratio between
     // two policies has its interval over the per-seed ratios, which mean/lo/hi cannot give.
     if (runs.size() > 1) {

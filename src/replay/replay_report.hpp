@@ -34,6 +34,7 @@ struct ReplayReport {
   std::string model;               // RuntimeModelOptions::describe()
   std::string demand;              // time-averaged or peak
   std::string routing;             // ecmp or static
+  std::string faults;              // FaultRates::to_string(); empty: none
   std::vector<std::uint64_t> seeds;
   std::vector<std::vector<ReplayResult>> results;  // [policy][seed]
 };

@@ -121,6 +121,15 @@ int UplinkBundles::cable_up(int leaf, int rail, int k) const {
   return cable_first_[leaf * index_.rails() + rail] + 2 * k;
 }
 
+std::vector<int> UplinkBundles::slowed_by_cable(int leaf) const {
+  if (leaf < 0 || leaf >= index_.leaf_group_count()) return {};
+  if (routing_ == UplinkRouting::Ecmp) return {leaf_up(leaf), leaf_up(leaf) + 1};
+  for (int r = 0; r < index_.rails(); ++r) {
+    if (cable_count_[leaf * index_.rails() + r] > 0) return {cable_up(leaf, r, 0), cable_up(leaf, r, 0) + 1};
+  }
+  return {};
+}
+
 double UplinkBundles::host_gbps(int host) const {
   const int l = index_.leaf_group_of(host);
   if (l < 0 || index_.leaf_group_size(l) == 0) return 0;
@@ -247,6 +256,12 @@ void BandwidthSharing::add(int job, std::span<const BundleDemand> demand, std::v
     // A new job on a bundle that still fits changes nobody's share.
     if (level_[x.bundle] != before || level_[x.bundle] < kInf) changed.push_back(x.bundle);
   }
+}
+
+void BandwidthSharing::capacity_changed(int bundle, std::vector<int>& changed) {
+  const double before = level_[bundle];
+  relevel(bundle);
+  if (level_[bundle] != before) changed.push_back(bundle);
 }
 
 void BandwidthSharing::remove(int job, std::span<const BundleDemand> demand, std::vector<int>& changed) {

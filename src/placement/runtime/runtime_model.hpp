@@ -65,6 +65,12 @@ class UplinkBundles {
 
   [[nodiscard]] const LocalityIndex& index() const { return index_; }
 
+  // The bundles a sub-healthy uplink cable of leaf group `leaf` slows, up and down: under
+  // ECMP the group's (the slowest cable sets its capacity), under static routes the first
+  // cable's. set_capacity changes one (BandwidthSharing::capacity_changed re-levels it).
+  [[nodiscard]] std::vector<int> slowed_by_cable(int leaf) const;
+  void set_capacity(int bundle, double gbps) { capacity_[bundle] = gbps; }
+
   // Static routing: the uplink cables of leaf group `leaf` on `rail` (a flow towards host
   // h takes cable h modulo this); 0 under ECMP.
   [[nodiscard]] int cables(int leaf, int rail) const {
@@ -104,6 +110,10 @@ class BandwidthSharing {
   [[nodiscard]] double rho(std::span<const BundleDemand> demand) const;
   // rho a job with these demands would get if it were added now (what-if, nothing changes).
   [[nodiscard]] double rho_if_added(std::span<const BundleDemand> demand) const;
+
+  // The bundle's capacity changed (a fault): its level is worked out again; `changed`
+  // gets it when the level moved.
+  void capacity_changed(int bundle, std::vector<int>& changed);
 
   // Bundles whose demand now exceeds their capacity.
   [[nodiscard]] int over_capacity() const { return over_; }

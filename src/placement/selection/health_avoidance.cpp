@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "placement/selection/health_avoidance.hpp"
+
+#include <algorithm>
+
+namespace fabricfit {
+namespace {
+
+PartHealth at(const std::vector<PartHealth>& v, int i) {
+  return i >= 0 && static_cast<std::size_t>(i) < v.size() ? v[i] : PartHealth::Healthy;
+}
+
+bool healthy(const std::vector<PartHealth>& v) {
+  return std::ranges::all_of(v, [](PartHealth p) { return p == PartHealth::Healthy; });
+}
+
+}  // namespace
+
+bool FabricHealthView::all_healthy() const {
+  return healthy(host_link) && healthy(uplinks);
+}
+
+PartHealth worst_crossed(const LocalityIndex& index, const Allocation& a, const FabricHealthView& health) {
+  if (a.hosts.size() < 2) return PartHealth::Healthy;
+  const int first = index.leaf_group_of(a.hosts.front());
+  const bool split = std::ranges::any_of(a.hosts, [&](int h) { return index.leaf_group_of(h) != first; });
+  PartHealth worst = PartHealth::Healthy;
+  for (int h : a.hosts) {
+    worst = std::max(worst, at(health.host_link, h));
+    if (split) worst = std::max(worst, at(health.uplinks, index.leaf_group_of(h)));
+  }
+  return worst;
+}
+
+std::optional<Allocation> place_keeping_off_unhealthy(PlacementPolicy& policy, const PlacementContext& ctx,
+                                                      const JobRequest& request,
+                                                      const FabricHealthView& health, HealthAvoidance* what) {
+  HealthAvoidance done;
+  const auto report = [&](std::optional<Allocation> a) {
+    if (what != nullptr) *what = done;
+    return a;
+  };
+  std::optional<Allocation> plain = policy.place(ctx, request);
+  if (!plain || health.all_healthy()) return report(plain);
+  const LocalityIndex& index = ctx.index;
+  const PartHealth plain_worst = worst_crossed(index, *plain, health);
+  if (plain_worst == PartHealth::Healthy) return report(plain);
+
+  // Placements off the parts at `level` or worse: first without such hosts, then also
+  // without the hosts of such groups (a job inside one crosses no uplink, and the selector
+  // keeps a job inside one group when it can, so a split it chose had no such option).
+  const auto place_off = [&](PartHealth level) -> std::optional<Allocation> {
+    std::vector<std::uint8_t> mask(index.host_count(), 1);
+    for (int h = 0; h < index.host_count(); ++h) mask[h] = ctx.may_use(h) && at(health.host_link, h) < level;
+    PlacementContext c = ctx;
+    c.allowed = mask;
+    auto a = policy.place(c, request);
+    if (a && worst_crossed(index, *a, health) < level) return a;
+    for (int h = 0; h < index.host_count(); ++h) {
+      if (at(health.uplinks, index.leaf_group_of(h)) >= level) mask[h] = 0;
+    }
+    a = policy.place(c, request);
+    if (a && worst_crossed(index, *a, health) < level) return a;
+    return std::nullopt;
+  };
+  if (auto a = place_off(PartHealth::Degraded)) {
+    done.kept_off = true;
+    return report(a);
+  }
+  if (plain_worst == PartHealth::Degraded) {
+    done.took_degraded = true;
+    return report(plain);
+  }
+  if (auto a = place_off(PartHealth::Failing)) {
+    done.kept_off = true;
+    done.took_degraded = worst_crossed(index, *a, health) == PartHealth::Degraded;
+    return report(a);
+  }
+  done.waits_for_healthy = true;
+  return report(std::nullopt);
+}
+
+}  // namespace fabricfit

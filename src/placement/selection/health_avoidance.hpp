@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Keeping multi-host jobs off unhealthy parts of the fabric: hosts whose own HCA link is
+// unhealthy, and the uplinks of leaf groups with an unhealthy cable. A job whose traffic
+// crosses a link when it drops fails (NCCL aborts) and loses the work since its last
+// checkpoint: GPUs x that work is the expected loss. The rule, per part:
+// - failing (flapping, down): it drops again within its flap window, sooner than jobs
+//   checkpoint, so a job placed across it loses all it does there: a multi-host job is
+//   never placed across it; it waits for a placement without it;
+// - degraded (sub-healthy, congested): it costs run time only: kept off while another
+//   placement fits now, else taken (waiting would cost more than the slowdown);
+// - one-host jobs cross no link: placed as if all were healthy (no stranded capacity).
+// docs/placement.md, "Faults".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "placement/selection/placement_policy.hpp"
+
+namespace fabricfit {
+
+enum class PartHealth : std::uint8_t { Healthy = 0, Degraded = 1, Failing = 2 };
+
+// What placement knows of the fabric's health now (the health file; in the replay, the
+// fault episodes once a sweep has seen them). Empty vectors: all healthy.
+struct FabricHealthView {
+  std::vector<PartHealth> host_link;  // per host: its HCA link
+  std::vector<PartHealth> uplinks;    // per leaf group: its worst uplink cable
+  [[nodiscard]] bool all_healthy() const;
+};
+
+struct HealthAvoidance {
+  bool kept_off = false;           // placed off an unhealthy part it would otherwise have used
+  bool took_degraded = false;      // nothing fitted without a degraded part: taken
+  bool waits_for_healthy = false;  // only placements across a failing part fitted: none made
+};
+
+// The policy's placement under the rule above; `what` (optional) says what it did.
+[[nodiscard]] std::optional<Allocation> place_keeping_off_unhealthy(PlacementPolicy& policy,
+                                                                    const PlacementContext& ctx,
+                                                                    const JobRequest& request,
+                                                                    const FabricHealthView& health,
+                                                                    HealthAvoidance* what = nullptr);
+
+// The worst part the allocation's traffic crosses: its hosts' links when it has several
+// hosts, and the uplinks of its groups when it spans several.
+[[nodiscard]] PartHealth worst_crossed(const LocalityIndex& index, const Allocation& a,
+                                       const FabricHealthView& health);
+
+}  // namespace fabricfit

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Faults in the replay (docs/placement.md, "Faults"): the spec, the episodes, the rule that
+// keeps multi-host jobs off unhealthy parts, and a flapping host link followed by hand.
+#include <gtest/gtest.h>
+
+#include "fabric_fixture.hpp"
+#include "message_of.hpp"
+#include "placement/selection/health_avoidance.hpp"
+#include "replay/replay.hpp"
+
+using namespace fabricfit;
+using fabricfit::testing::FixtureSpec;
+using fabricfit::testing::make_fabric;
+using fabricfit::testing::message_of;
+
+namespace {
+
+TEST(FaultSpec, PresetsAndOverrides) {
+  const FaultRates stress = parse_fault_spec("stress,checkpoint=1800");
+  EXPECT_DOUBLE_EQ(stress.host_flap, 0.02);
+  EXPECT_DOUBLE_EQ(stress.uplink_slow, 0.02);
+  EXPECT_DOUBLE_EQ(stress.checkpoint_s, 1800);
+  EXPECT_DOUBLE_EQ(parse_fault_spec("llama3").uplink_flap, 2e-5);
+  const FaultRates one = parse_fault_spec("host-flap=0.5");
+  EXPECT_DOUBLE_EQ(one.host_flap, 0.5);
+  EXPECT_DOUBLE_EQ(one.uplink_flap, 0);
+  EXPECT_TRUE(one.any());
+  EXPECT_FALSE(parse_fault_spec("none").any());
+  EXPECT_EQ(parse_fault_spec(one.to_string()).to_string(), one.to_string());  // spells back
+}
+
+TEST(FaultSpec, BadItemsAreNamed) {
+  EXPECT_NE(message_of<FaultSpecError>([] { (void)parse_fault_spec("host-flap=x"); }, "accepted")
+                .find("host-flap=x: not a number"),
+            std::string::npos);
+  EXPECT_NE(message_of<FaultSpecError>([] { (void)parse_fault_spec("often"); }, "accepted")
+                .find("often: unknown preset"),
+            std::string::npos);
+  EXPECT_NE(message_of<FaultSpecError>([] { (void)parse_fault_spec("slow-keeps=2"); }, "accepted")
+                .find("must be in"),
+            std::string::npos);
+  EXPECT_NE(message_of<FaultSpecError>([] { (void)parse_fault_spec("host-flap=1,stress"); }, "accepted")
+                .find("comes first"),
+            std::string::npos);
+  EXPECT_NE(message_of<FaultSpecError>([] { (void)parse_fault_spec("bogus=1"); }, "accepted")
+                .find("bogus: unknown key"),
+            std::string::npos);
+  EXPECT_NE(
+      message_of<FaultSpecError>([] { (void)parse_fault_spec("stress,"); }, "accepted").find("empty item"),
+      std::string::npos);
+}
+
+TEST(FaultPlan, PoissonPerLinkAndTheSameForEveryPolicy) {
+  const Fabric f = make_fabric(FixtureSpec{.leaf_groups = 4, .hosts_per_leaf = 8, .uplinks = 4});
+  const LocalityIndex index(f);
+  FaultRates r;
+  r.host_flap = 0.1;  // 32 hosts x 0.1 a day x 100 days: 320 expected
+  const auto a = plan_faults(index, r, 0, 100 * 86400.0, 7);
+  EXPECT_GT(a.size(), 250u);
+  EXPECT_LT(a.size(), 390u);
+  for (const FaultEpisode& e : a) {
+    EXPECT_EQ(e.target, FaultTarget::HostLink);
+    EXPECT_NEAR(e.end_s - e.start_s, r.episode_s, 1e-6);
+  }
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end(), [](const FaultEpisode& x, const FaultEpisode& y) {
+    return x.start_s < y.start_s;
+  }));
+  const auto b = plan_faults(index, r, 0, 100 * 86400.0, 7);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_DOUBLE_EQ(a.back().start_s, b.back().start_s);
+  EXPECT_NE(plan_faults(index, r, 0, 100 * 86400.0, 8).front().start_s, a.front().start_s);  // another seed
+  r.uplink_slow = 0.1;  // another kind's stream: the host episodes stay as they were
+  std::size_t hosts = 0;
+  for (const FaultEpisode& e : plan_faults(index, r, 0, 100 * 86400.0, 7))
+    hosts += e.target == FaultTarget::HostLink;
+  EXPECT_EQ(hosts, a.size());
+}
+
+// 2 leaf groups of 2 hosts (1:1), 8 GPUs each.
+struct TwoGroups {
+  Fabric fabric = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 2});
+  LocalityIndex index{fabric};
+  GpuState gpus = GpuState::uniform(4, 8);
+  FragModel frag{WorkloadMix({JobClass{2, 8, 16}}), 8, 2};
+};
+
+TEST(HealthAvoidance, FailingPartsNeverDegradedPartsWhenSomethingElseFits) {
+  TwoGroups c;
+  auto tree = make_policy("tree");
+  JobRequest two{.min_nodes = 2, .gpus_per_node = 8};
+  JobRequest one{.min_nodes = 1, .gpus_per_node = 8};
+  FabricHealthView health;
+  health.host_link.assign(4, PartHealth::Healthy);
+  health.uplinks.assign(2, PartHealth::Healthy);
+  const PlacementContext ctx{c.index, c.gpus, c.frag};
+  const auto plain = tree->place(ctx, two);
+  ASSERT_TRUE(plain);
+  const int g = c.index.leaf_group_of(plain->hosts.front());
+  // The plain choice's first host flaps: the job goes to the other group.
+  health.host_link[plain->hosts.front()] = PartHealth::Failing;
+  HealthAvoidance what;
+  auto a = place_keeping_off_unhealthy(*tree, ctx, two, health, &what);
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(what.kept_off);
+  for (int h : a->hosts) EXPECT_NE(c.index.leaf_group_of(h), g);
+  // A one-host job still lands on the flapping host when the policy picks it: no link crossed.
+  auto single = place_keeping_off_unhealthy(*tree, ctx, one, health, &what);
+  ASSERT_TRUE(single);
+  EXPECT_EQ(single->hosts, tree->place(ctx, one)->hosts);
+  // The other group's hosts flap too: one healthy host is left, and the job waits.
+  for (int h : a->hosts) health.host_link[h] = PartHealth::Failing;
+  EXPECT_FALSE(place_keeping_off_unhealthy(*tree, ctx, two, health, &what));
+  EXPECT_TRUE(what.waits_for_healthy);
+  // Degraded instead: taken, nothing else fitting.
+  for (auto& h : health.host_link) h = h == PartHealth::Failing ? PartHealth::Degraded : h;
+  a = place_keeping_off_unhealthy(*tree, ctx, two, health, &what);
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(what.took_degraded);
+  // A split over a group whose uplinks flap is failing too; inside it, nothing is crossed.
+  health.host_link.assign(4, PartHealth::Healthy);
+  health.uplinks[0] = PartHealth::Failing;
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 1}, {8, 8}}, health), PartHealth::Healthy);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 2}, {8, 8}}, health), PartHealth::Failing);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {8}}, health), PartHealth::Healthy);
+}
+
+TEST(ReplayFaults, AFlappingHostLinkByHand) {
+  // One 2-host job of 10,000 s on 2 groups of 2 hosts. Host 0's link flaps from t = 100 for
+  // 7,200 s, dropping every 1,800 s: at 100, 1,900, 3,700 and 5,500; a sweep sees it 300 s
+  // after it begins. Checkpoints every 3,600 s of work, so no run reaches one.
+  TwoGroups c;
+  const std::vector<TraceJob> jobs = {
+      {.id = "A", .submit_s = 0, .duration_s = 10000, .nodes = 2, .gpus_per_node = 8}};
+  ReplayOptions options;
+  options.faults.flap_every_s = 1800;
+  options.faults.detect_s = 300;
+  options.faults.checkpoint_s = 3600;
+  options.fault_episodes = {{FaultKind::Flap, FaultTarget::HostLink, 0, 100, 7300}};
+  const FragModel frag(workload_mix_of(jobs), 8, 2);
+  auto tree = make_policy("tree");
+  auto fabricfit = make_policy("fabricfit");
+  const auto t = replay_trace(c.index, jobs, *tree, frag, options);
+  const auto f = replay_trace(c.index, jobs, *fabricfit, frag, options);
+  // tree puts it back on hosts 0-1 each time: it fails at all four drops and runs whole
+  // from 5,500: ends at 15,500; it redid 100 + 3 x 1,800 s of 16 GPUs.
+  EXPECT_EQ(t.faults.jobs_failed, 4);
+  EXPECT_DOUBLE_EQ(t.makespan_s, 15500);
+  EXPECT_NEAR(t.faults.gpu_hours_redone, 16 * 5500.0 / 3600, 1e-9);
+  EXPECT_NEAR(t.classes[0].gpu_hours, 16 * 15500.0 / 3600, 1e-9);  // every run counts
+  // fabricfit restarts it at 100 before the sweep has seen the link (on hosts 0-1 again),
+  // then at 1,900 off host 0: two failures, ends at 11,900.
+  EXPECT_EQ(f.faults.jobs_failed, 2);
+  EXPECT_DOUBLE_EQ(f.makespan_s, 11900);
+  EXPECT_NEAR(f.faults.gpu_hours_redone, 16 * 1900.0 / 3600, 1e-9);
+  EXPECT_EQ(f.faults.kept_off, 1);
+  EXPECT_EQ(f.classes[0].jobs, 1);
+}
+
+}  // namespace
