@@ -47,6 +47,7 @@ awk -v n="$jobs" -v seed="$seed" 'BEGIN {
 
 cat > "$out/extra.conf" <<'EOC'
 # A GPU site's sharing: 1-GPU jobs without --mem share nodes
+# (the lab's own DefMemPerGPU is 500, memory / GPUs; 400 is what the recorded runs used)
 DefMemPerGPU=400
 DefCpuPerGPU=4
 # Decisions only on submissions and ends, never on a timer

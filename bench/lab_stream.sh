@@ -92,6 +92,7 @@ log "$(($(wc -l < "$out/jobs.csv") - 1)) jobs, trace time / $compression (durati
 # 2. One lab run per policy.
 cat > "$out/extra.conf.in" <<EOC
 # GPU-site node sharing: a job without --mem gets memory and CPUs per GPU, so 1-GPU jobs share nodes
+# (the lab's own DefMemPerGPU is 500, memory / GPUs; 400 is what the recorded runs used)
 DefMemPerGPU=400
 DefCpuPerGPU=4
 # Per-job records from Slurm itself

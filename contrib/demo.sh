@@ -2,7 +2,8 @@
 # The quick-start demo, from a fresh Debian 12 machine: installs what is missing,
 # builds fabricfit, brings up the lab (a local Slurm 24.11 cluster with
 # TopologyPlugin=topology/fabricfit on an ibsim-simulated InfiniBand fabric), submits
-# a handful of real jobs with different collective patterns and prints what each got.
+# a handful of real jobs with different collective patterns and prints what each got, then
+# four 1-GPU jobs packed onto one node.
 # The lab stays up afterwards for you to try things; `contrib/lab.sh down` stops it.
 #   contrib/demo.sh [lab.sh up options, e.g. --nodes 64 --leaves 8]
 # FABRICFIT_DEMO_BUILD=no skips the build and install (tests/integration/test_demo.sh runs
@@ -54,6 +55,28 @@ for entry in "${jobs[@]}"; do
   printf '%-13s %-5s %-15s %-14s %-7s %-14s %-9s %s\n' "$name" "$id" "$(field pattern)" "$nodes" \
     "$(field leaf_groups)" "$(field cross_spine_gb)" "$(field uplink_ms)" "$saw"
 done
+
+# Packing: four 1-GPU jobs at once. The lab gives each GPU its share of a node's memory
+# (DefMemPerGPU, as a GPU site does), so they share one node instead of taking four; fabricfit
+# picks the node that leaves the fewest GPUs unusable (unusable_gpus, its fragmentation cost).
+pack_ids=()
+for i in 1 2 3 4; do
+  pack_ids+=("$(sbatch --parsable -J "pack-1gpu-$i" -N 1 --gpus-per-node=1 -o /dev/null --wrap 'sleep 20')")
+done
+for _ in $(seq 1 60); do
+  [ "$(squeue -h -t running -j "$(IFS=,; echo "${pack_ids[*]}")" -o %i | grep -c .)" -eq 4 ] && break
+  sleep 0.5
+done
+echo
+printf '%-11s %-5s %-8s %-10s %s\n' JOB JOBID NODE PLACEMENT UNUSABLE_GPUS
+for id in "${pack_ids[@]}"; do
+  line=$(grep "fabricfit: eval_nodes JobId=$id " "$lab_dir/log/slurmctld.log" | tail -1) || true
+  printf '%-11s %-5s %-8s %-10s %s\n' "$(squeue -h -j "$id" -o %j)" "$id" "$(squeue -h -j "$id" -o %N)" \
+    "$(field placement)" "$(field unusable_gpus)"
+done
+pack_nodes=$(squeue -h -j "$(IFS=,; echo "${pack_ids[*]}")" -o %N | sort -u | grep -c .) || true
+echo "four 1-GPU jobs on $pack_nodes node(s) ($(grep -h '^DefMemPerGPU=' "$lab_dir/slurm.conf" | tail -1) in slurm.conf)"
+scancel "${pack_ids[@]}"
 
 # One more job: the NCCL and FABRICFIT variables its tasks saw, and fabricfit explain of it.
 # A file left by an earlier demo in the same lab directory would be read as this job's.

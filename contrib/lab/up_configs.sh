@@ -16,6 +16,19 @@ make_gpu_devices() {
   if [ "$GPUS" -eq 1 ]; then GPU_FILES=$LAB_DIR/dev/nvidia0; else GPU_FILES="$LAB_DIR/dev/nvidia[0-$last]"; fi
 }
 
+# DefMemPerGPU as a GPU site sets it: memory is a consumable resource (CR_Core_Memory), and a
+# job without --mem would otherwise be given its node's whole memory, so four 1-GPU jobs would
+# take four nodes. A node's memory split evenly over its GPUs lets all of them be used. An
+# extra file (--slurm-conf-extra) that sets its own keeps it: written once, no "specified more
+# than once" error in the daemons' logs.
+mem_per_gpu_param() {
+  if [ -n "$SLURM_CONF_EXTRA" ] && grep -qi '^[[:space:]]*DefMemPerGPU=' "$SLURM_CONF_EXTRA"; then
+    echo "# DefMemPerGPU: set in $SLURM_CONF_EXTRA, below"
+  else
+    echo "DefMemPerGPU=$(( MEM_MB / GPUS ))"
+  fi
+}
+
 write_configs() {
   local topo_plugin=topology/$TOPOLOGY
   cat > "$CONF" <<EOF
@@ -47,6 +60,7 @@ JobCompType=jobcomp/none
 MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
+$(mem_per_gpu_param)
 # else slurmd reports the host's real CPUs and memory, and the node is INVAL
 SlurmdParameters=config_overrides
 GresTypes=gpu

@@ -160,7 +160,7 @@ clear_jobs
 # limit) on gpu002-004: gpu001 and gpu005 are free, 2 GPUs each. A 2-node job of 1 GPU per
 # node can only be split 1+1; alone, its host's line rate fits the one uplink (200 Gb/s):
 # rho 1, nothing to gain, it starts at once. Beside a running split job on the same
-# uplinks (the two share gpu001 and gpu005: --mem, the lab sets no memory per GPU), each gets 100 Gb/s: rho 0.5, s = 0.5 + 0.5/0.5 = 1.5, and a 10-minute job gains
+# uplinks (the two share gpu001 and gpu005: --mem=100 leaves room for both, whatever DefMemPerGPU), each gets 100 Gb/s: rho 0.5, s = 0.5 + 0.5/0.5 = 1.5, and a 10-minute job gains
 # 600 x 0.5 = 300 s > ~120 s: it waits for group 1.
 check "(e) LocalityWaitMax=600 taken" \
   settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitMax=600'

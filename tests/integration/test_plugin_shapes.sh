@@ -8,9 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 lab_prepare ff-test-shapes 16
-# GPU sites give each GPU its memory, so that GPU jobs can share nodes.
-printf 'DefMemPerGPU=400\n' > "$TEST_TMPDIR/extra.conf"
-lab_start --nodes 16 --leaves 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
+# The lab gives each GPU its memory (DefMemPerGPU), as GPU sites do, so GPU jobs share nodes.
+lab_start --nodes 16 --leaves 2
 
 leaf_of() { echo $(( (10#${1#gpu} - 1) / 8 + 1 )); }
 leaves_of_job() {
