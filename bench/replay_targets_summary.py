@@ -3,10 +3,11 @@
 # Tables for bench/replay_targets.sh: fabricfit and tree-switches (at its best T) against
 # tree, per trace and judging fabric, with issue 11's targets. Markdown on stdout.
 #   replay_targets_summary.py OUT ELAPSED_S SEEDS WAIT_CAP "SWITCH_WAITS" DEMAND ROUTING RULE OVERESTIMATE TRACE...
-import json
-import math
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_stats import f, interval, load, mean, ratio, seeds_of, verdict  # noqa: E402
 
 out, elapsed, seeds, wait_cap, switch_waits, demand, routing, rule, overestimate, estimate = sys.argv[1:11]
 traces = sys.argv[11:]
@@ -16,17 +17,6 @@ LABEL = {"a": "(a) 1:1", "b2": "(b) 2:1", "b3": "(b) 3:1", "c": "(c) 1 group in 
          "d0": "(d0) 8 rails, healthy", "d": "(d) 8 rails, rail 3 uplinks at half rate", "e": "(e) three-tier, 2:1 at the core"}
 TITLE = {"cluster04": "ElasticFlow cluster04", "cluster06": "ElasticFlow cluster06", "kalos": "Kalos excerpt",
          "openb": "Alibaba openb"}
-
-
-def mean(x):
-    return x["mean"] if isinstance(x, dict) else x
-
-
-def load(path):
-    if not os.path.exists(path):
-        return None
-    d = json.load(open(path))
-    return d, {r["policy"]: r for r in d["results"]}
 
 
 def cls(r, c, k):
@@ -60,26 +50,6 @@ def multi_jct(r):
     return value(means_of(r), "jct_multi")
 
 
-# Two-sided 95 % Student-t quantiles for 1..30 degrees of freedom (1.96 beyond).
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-       2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
-def interval(values):
-    """Mean and two-sided 95 % Student-t interval."""
-    n = len(values)
-    m = sum(values) / n
-    if n < 2:
-        return m, m, m
-    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
-    half = (T95[n - 2] if n - 1 <= len(T95) else 1.96) * sd / math.sqrt(n)
-    return m, m - half, m + half
-
-
-def seeds_of(r):
-    return {s["seed"]: s["figures"] for s in r.get("per_seed", [])}
-
-
 def seed_ratios(r, tree, key):
     """The ratio seed by seed (every policy replays the same seeds): mean and 95 % interval."""
     a, b = seeds_of(r), seeds_of(tree)
@@ -94,23 +64,6 @@ def pm(point, iv):
 
 def bounds(iv):
     return "" if iv is None else f" [{iv[1]:.3f}-{iv[2]:.3f}]"
-
-
-def verdict(ok, established_ok, established_miss):
-    """ok: the mean meets the target; established_*: the whole 95 % interval is on that side."""
-    if ok:
-        return "**met**" if established_ok else "**met by the mean, not established: the 95 % interval crosses it**"
-    return "**not met**" if established_miss else "**not met by the mean; the 95 % interval crosses it**"
-
-
-def ratio(a, b):
-    if b == 0:
-        return float("nan") if a != 0 else 1.0
-    return a / b
-
-
-def f(x, digits=3):
-    return "n/a" if x != x else f"{x:.{digits}f}"
 
 
 def compare(r, tree):

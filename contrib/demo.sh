@@ -67,6 +67,15 @@ for _ in $(seq 1 60); do
   [ "$(squeue -h -t running -j "$(IFS=,; echo "${pack_ids[*]}")" -o %i | grep -c .)" -eq 4 ] && break
   sleep 0.5
 done
+# fabricfit's line for a job reaches slurmctld's log a little after Slurm's "Allocate".
+for _ in $(seq 1 40); do
+  logged=0
+  for id in "${pack_ids[@]}"; do
+    grep -q "fabricfit: eval_nodes JobId=$id " "$lab_dir/log/slurmctld.log" && logged=$((logged + 1))
+  done
+  [ "$logged" -eq 4 ] && break
+  sleep 0.25
+done
 echo
 printf '%-11s %-5s %-8s %-10s %s\n' JOB JOBID NODE PLACEMENT UNUSABLE_GPUS
 for id in "${pack_ids[@]}"; do

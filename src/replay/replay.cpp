@@ -100,7 +100,9 @@ class Simulation {
     const double t0 = jobs_.front().submit_s;
     double t_prev = t0, frag_now = 0, frag_integral = 0, idle_fit_gpu_s = 0, over_s = 0;
     std::size_t next = 0;
-    while (next < jobs_.size() || !departures_.empty() || !retries_.empty()) {
+    // Jobs a fault sent back to the queue wait on the ticks that clear the fabric.
+    while (next < jobs_.size() || !departures_.empty() || !retries_.empty() ||
+           (!pending_.empty() && !ticks_.empty())) {
       double t = next < jobs_.size() ? jobs_[next].submit_s : kInf;
       if (!departures_.empty()) t = std::min(t, departures_.top().at);
       if (!retries_.empty()) t = std::min(t, retries_.top());

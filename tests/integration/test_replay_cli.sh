@@ -46,4 +46,26 @@ cap0=$(jq -r '.adaptive_wait_cap_s' "$d/never.json")
 waits0=$(jq -r '[.. | objects | select(has("locality_waits")) | .locality_waits] | first' "$d/never.json")
 check "--wait-cap 0 still turns the wait off (cap $cap0, locality_waits $waits0)" \
   test "$cap0" = 0 -a "$waits0" = 0
+
+# --faults (docs/placement.md, "Faults"): host links flap about every 86 s each (1,000 a day,
+# 600 s episodes, a drop every 50 s), so jobs fail under tree, which is blind to it, and
+# fabricfit's wait for a healthy fabric; the report says so per policy, beside the rates it
+# read, and every job still ends.
+"$ff" replay "$d/f.snap" --trace "$d/trace.csv" --format elasticflow --policies fabricfit,tree \
+  --faults host-flap=1000,episode=600,flap-every=50,detect=0 --json > "$d/faults.json" 2> "$d/faults.err" ||
+  fail "fabricfit replay --faults" "$(cat "$d/faults.err")"
+spec=$(jq -r '.faults' "$d/faults.json")
+check "the report gives the fault rates as read ($spec)" \
+  bash -c '[[ $1 == host-flap=1000,uplink-flap=0,* ]]' _ "$spec"
+tree_failed=$(jq -r '.results[] | select(.policy == "tree") | .faults.jobs_failed' "$d/faults.json")
+check "tree's jobs fail on the flapping links ($tree_failed)" test "${tree_failed:-0}" -gt 0
+lost=$(jq -r '.results[] | select(.policy == "tree") | .faults.gpu_hours_lost' "$d/faults.json")
+check "and lose GPU-hours against the healthy fabric ($lost)" awk -v x="$lost" 'BEGIN { exit !(x > 0) }'
+ff_failed=$(jq -r '.results[] | select(.policy == "fabricfit") | .faults.jobs_failed' "$d/faults.json")
+check "fabricfit's fail less often: it waits off the links sweeps saw flap ($ff_failed < $tree_failed)" \
+  test "${ff_failed:-0}" -lt "${tree_failed:-0}"
+ended=$(jq -r '[.results[] | .classes.all.jobs] | join(" ")' "$d/faults.json")
+check "and every job ends under both, none left in the queue ($ended)" test "$ended" = "3 3"
+"$ff" replay "$d/f.snap" --trace "$d/trace.csv" --format elasticflow --faults stress,often=1 > /dev/null 2> "$d/bad.err"
+check "a bad --faults item is refused by name" grep -q "often: unknown key" "$d/bad.err"
 done_testing

@@ -156,4 +156,29 @@ TEST(ReplayFaults, AFlappingHostLinkByHand) {
   EXPECT_EQ(f.classes[0].jobs, 1);
 }
 
+TEST(ReplayFaults, AJobAFaultSentBackWaitsForTheFabricToClear) {
+  // One 4-host job of 10,000 s on 2 groups of 2 hosts: it spans both groups. Group 0's
+  // uplinks flap from t = 100 to 20,000 (sweeps see it at once): the job fails at 100.
+  // fabricfit never places a multi-host job across a failing part, and nothing else runs:
+  // the job waits, alone in the queue and past the end its first run had, for the clear at
+  // 20,000, then runs whole (no checkpoint reached): ends at 30,000. The replay must not
+  // stop while it waits.
+  TwoGroups c;
+  const std::vector<TraceJob> jobs = {
+      {.id = "A", .submit_s = 0, .duration_s = 10000, .nodes = 4, .gpus_per_node = 8}};
+  ReplayOptions options;
+  options.faults.flap_every_s = 1800;
+  options.faults.detect_s = 0;
+  options.faults.checkpoint_s = 3600;
+  options.fault_episodes = {{FaultKind::Flap, FaultTarget::Uplink, 0, 100, 20000}};
+  const FragModel frag(workload_mix_of(jobs), 8, 2);
+  auto fabricfit = make_policy("fabricfit");
+  const auto f = replay_trace(c.index, jobs, *fabricfit, frag, options);
+  EXPECT_EQ(f.faults.jobs_failed, 1);
+  EXPECT_EQ(f.unplaceable, 0);
+  EXPECT_EQ(f.classes[0].jobs, 1);
+  EXPECT_DOUBLE_EQ(f.makespan_s, 30000);
+  EXPECT_GT(f.faults.waited_for_healthy, 0);
+}
+
 }  // namespace

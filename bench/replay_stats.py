@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What the replay benches' summaries share: reading `fabricfit replay --json`, figures seed
+# by seed, 95 % intervals and verdicts.
+import json
+import math
+import os
+
+# Two-sided 95 % Student-t quantiles for 1..30 degrees of freedom (1.96 beyond).
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+       2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean(x):
+    return x["mean"] if isinstance(x, dict) else x
+
+
+def load(path):
+    if not os.path.exists(path):
+        return None
+    d = json.load(open(path))
+    return d, {r["policy"]: r for r in d["results"]}
+
+
+def interval(values):
+    """Mean and two-sided 95 % Student-t interval."""
+    n = len(values)
+    m = sum(values) / n
+    if n < 2:
+        return m, m, m
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
+    half = (T95[n - 2] if n - 1 <= len(T95) else 1.96) * sd / math.sqrt(n)
+    return m, m - half, m + half
+
+
+def seeds_of(r):
+    return {s["seed"]: s["figures"] for s in r.get("per_seed", [])}
+
+
+def verdict(ok, established_ok, established_miss):
+    """ok: the mean meets the target; established_*: the whole 95 % interval is on that side."""
+    if ok:
+        return "**met**" if established_ok else "**met by the mean, not established: the 95 % interval crosses it**"
+    return "**not met**" if established_miss else "**not met by the mean; the 95 % interval crosses it**"
+
+
+def ratio(a, b):
+    if b == 0:
+        return float("nan") if a != 0 else 1.0
+    return a / b
+
+
+def f(x, digits=3):
+    return "n/a" if x != x else f"{x:.{digits}f}"
