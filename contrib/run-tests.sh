@@ -141,7 +141,8 @@ if [ "$unit_only" = no ]; then
       # Placement, fallback, restart/reconfigure and NCCL settings (issue 10): the lab tests
       # whose code paths differ per release; the rest runs once, on the default release.
       rel_tests=()
-      for t in test_placement_lab test_plugin_slice test_plugin_restart test_nccl_env test_placement_record test_accounting test_plugin_shapes; do
+      # test_report_html: the report reads each release's JSON output (array ids, records).
+      for t in test_placement_lab test_plugin_slice test_plugin_restart test_nccl_env test_placement_record test_accounting test_plugin_shapes test_report_html; do
         [ -f "$top/tests/integration/$t.sh" ] && rel_tests+=("$top/tests/integration/$t.sh")
       done
       # get_rank exists from 26.05 on: the task order of fabricfit's decision.
