@@ -123,7 +123,7 @@ if [ -n "$browser" ]; then
 import re, sys
 dom = open(sys.argv[1]).read()
 assert "<div id=\"fabric\"" in dom, "no fabric"
-assert len(re.findall(r"<div class=\"leaf-group", dom)) == 2
+assert len(re.findall(r"<div class=\"leaf-group[\" ]", dom)) == 2
 hosts = re.findall(r"<div class=\"host (\w+)\" data-host=\"(gpu\d+)\"", dom)
 assert len(hosts) == 16, hosts
 busy = sorted(h for c, h in hosts if c == "busy")
