@@ -103,8 +103,9 @@ std::string frag_history_svg(const std::vector<FragPoint>& points) {
   if (points.empty())
     return "<p id=\"frag-history-none\">No job records with start times: no fragmentation history yet.</p>\n";
   // Plot area [kL, kW - kR] x [kT, kH - kB]: room on the left for the value ticks and the
-  // rotated axis title, below for the clock ticks, their dates and the time axis title.
-  constexpr int kW = 720, kH = 320, kL = 64, kR = 24, kT = 12, kB = 66;
+  // rotated axis title, below for the clock ticks, their dates and the time axis title, on
+  // the right for half the last tick's label (centred on the end of the axis).
+  constexpr int kW = 720, kH = 320, kL = 64, kR = 40, kT = 12, kB = 66;
   const std::int64_t t0 = points.front().time, t1 = std::max(points.back().time, t0 + 1);
   const auto x = [&](std::int64_t t) {
     return kL + static_cast<double>(t - t0) * (kW - kL - kR) / static_cast<double>(t1 - t0);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// `fabricfit report --html`: one self-contained page (inline SVG and CSS, no scripts, no
-// external files) with the fabric drawn by leaf group, hosts coloured by what is free, the
-// degraded links marked, the fragmentation, and the running jobs' placements.
+// `fabricfit report --html`: one self-contained page (inline CSS and SVG, no scripts, no
+// external files) with the fabric drawn by leaf group, every host by name and coloured by
+// what is free, the degraded links marked, the fragmentation now and over time, and the last
+// jobs' placements (cli/report_jobs.hpp), laid out to fill a wide window.
 #pragma once
 
 #include <string>

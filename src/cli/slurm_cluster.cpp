@@ -97,7 +97,25 @@ int per_gres_gpus(std::string_view tres) {
   return gres_gpus(gres);
 }
 
+// An array task's ids: the array's job id (0, or absent, for a job that is no task) and
+// the task's id, set only for one task (a pending array's record stands for several).
+void read_array_task(const json& o, const char* job_key, const char* task_key, SlurmJob& job) {
+  const std::int64_t array = num(o, job_key);
+  const auto task = o.find(task_key);
+  if (array <= 0 || task == o.end()) return;
+  const bool set = task->is_number() ||
+                   (task->is_object() && task->value("set", false) && !task->value("infinite", false));
+  if (!set) return;
+  job.array_job_id = static_cast<std::uint64_t>(array);
+  job.array_task_id = static_cast<std::uint32_t>(num(o, task_key));
+}
+
 }  // namespace
+
+std::string job_label(const SlurmJob& job) {
+  if (job.array_job_id == 0 || !job.array_task_id) return std::to_string(job.id);
+  return fmt::format("{}_{}", job.array_job_id, *job.array_task_id);
+}
 
 int gres_gpus(std::string_view gres) {
   int gpus = 0;
@@ -161,6 +179,7 @@ std::vector<SlurmJob> parse_slurm_jobs(std::string_view text, const std::string&
   for (const auto& o : j["jobs"]) {
     SlurmJob job;
     job.id = static_cast<std::uint64_t>(num(o, "job_id"));
+    read_array_task(o, "array_job_id", "array_task_id", job);
     const std::string state = str(o, "job_state");
     job.state = state.substr(0, state.find('+'));
     job.reason = str(o, "state_reason");
@@ -200,6 +219,8 @@ std::vector<SlurmJob> parse_sacct_jobs(std::string_view text, const std::string&
     const json& time = o.contains("time") && o["time"].is_object() ? o["time"] : none;
     const json& comment = o.contains("comment") && o["comment"].is_object() ? o["comment"] : none;
     job.id = static_cast<std::uint64_t>(num(o, "job_id"));
+    if (const auto a = o.find("array"); a != o.end() && a->is_object())
+      read_array_task(*a, "job_id", "task_id", job);
     const std::string current = str(state, "current");
     job.state = current.substr(0, current.find('+'));
     job.reason = str(state, "reason");

@@ -28,9 +28,12 @@ struct SlurmNode {
 
 struct SlurmJob {
   std::uint64_t id = 0;
-  std::string state;   // RUNNING, PENDING, ... (first state flag)
-  std::string reason;  // state_reason: Resources, Priority, ...
-  std::string nodes;   // allocated nodes (hostlist), "" while pending
+  // An array task's job: Slurm names it ARRAYJOBID_TASKID (24_0), its own id (25) aside.
+  std::uint64_t array_job_id = 0;              // 0: not an array task
+  std::optional<std::uint32_t> array_task_id;  // unset for a job that is not one task
+  std::string state;                           // RUNNING, PENDING, ... (first state flag)
+  std::string reason;                          // state_reason: Resources, Priority, ...
+  std::string nodes;                           // allocated nodes (hostlist), "" while pending
   std::string required_nodes;
   std::string scheduled_nodes;  // backfill's expected nodes for a pending job
   std::string admin_comment;
@@ -45,6 +48,9 @@ struct SlurmJob {
   std::int64_t submit_time = 0;
   bool from_accounting = false;  // read from sacct (slurmdbd), not from slurmctld
 };
+
+// How Slurm names the job to users: "24_0" for task 0 of array job 24, else its id.
+[[nodiscard]] std::string job_label(const SlurmJob& job);
 
 class SlurmError : public std::runtime_error {
  public:

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // `fabricfit report --html` (cli/html_report.hpp): the page is titled by the cluster's name,
 // not by how its fabric was discovered, and the fragmentation plot has a time axis and
-// axes that say what they measure (issue 28).
+// axes that say what they measure (issue 28); host names are text, and the jobs table says
+// who placed each job, with what pattern, under a caption true to the patterns, naming array
+// tasks as Slurm does (issue 31). tests/integration/test_report_html.sh renders the page.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <regex>
 
 #include "cli/frag_history.hpp"
 #include "cli/html_report.hpp"
+#include "cli/report_jobs.hpp"
 #include "cli/slurm_cluster.hpp"
 #include "cli_fixtures.hpp"
+#include "placement/placement_score.hpp"
 
 using namespace fabricfit;
 using namespace fabricfit::cli;
@@ -28,6 +33,36 @@ std::string between(const std::string& page, const std::string& open, const std:
   if (a == std::string::npos) return {};
   const auto b = page.find(close, a + open.size());
   return page.substr(a + open.size(), b == std::string::npos ? std::string::npos : b - a - open.size());
+}
+
+// What a reader sees: the page without its tags, attributes and tooltips (<title>).
+std::string visible_text(const std::string& page) {
+  const std::string no_tooltips = std::regex_replace(page, std::regex("<title>[^<]*</title>"), " ");
+  const std::string body = no_tooltips.substr(no_tooltips.find("<body>"));
+  const std::string text = std::regex_replace(body, std::regex("<[^>]*>"), " ");
+  return std::regex_replace(text, std::regex("\\s+"), " ");
+}
+
+// The cells of the jobs table's row for `label`.
+std::vector<std::string> row_of(const std::string& page, const std::string& label) {
+  const std::string table = between(page, "<table id=\"jobs\">", "</table>");
+  const std::regex row("<tr class=\"job\"[^>]*>(.*?)</tr>");
+  const std::regex cell("<td[^>]*>([^<]*)</td>");
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), row); it != std::sregex_iterator(); ++it) {
+    const std::string cells = (*it)[1];
+    std::vector<std::string> out;
+    for (auto c = std::sregex_iterator(cells.begin(), cells.end(), cell); c != std::sregex_iterator(); ++c)
+      out.push_back((*c)[1]);
+    if (!out.empty() && out[0] == label) return out;
+  }
+  return {};
+}
+
+SlurmJob recorded(std::uint64_t id, const char* nodes, const char* record) {
+  SlurmJob j = job(id, "RUNNING", nodes, 1'796'378'400, 0);
+  j.admin_comment = record;
+  j.placement_record = record;
+  return j;
 }
 
 constexpr std::int64_t k10h = 1'796'378'400;  // 2026-12-04 10:00:00 UTC
@@ -99,4 +134,117 @@ TEST(HtmlReport, FragmentationPlotHasATimeAxisAndLabelledAxes) {
   EXPECT_NE(svg.find(">fragmentation (unusable / free GPUs)</text>"), std::string::npos);
   // Each point says when it was, too.
   EXPECT_NE(svg.find("<title>2026-12-04 10:20: "), std::string::npos);
+}
+
+TEST(HtmlReport, HostNamesAreTextNotOnlyTooltips) {
+  const Fabric f = fabric();
+  const LocalityIndex index(f);
+  GpuState gpus = GpuState::uniform(index.host_count(), 8);
+  gpus.free[1] = 3;
+  const std::string page = html_report(f, index, gpus, {}, "gpu-east");
+  const std::string text = visible_text(page);
+  for (int h = 0; h < index.host_count(); ++h)
+    EXPECT_NE(text.find(" " + index.host_name(h) + " "), std::string::npos) << index.host_name(h);
+  // With its free GPUs beside it, and its state as a class the key explains.
+  EXPECT_NE(page.find(fmt::format("data-host=\"{}\"", index.host_name(1))), std::string::npos);
+  EXPECT_NE(text.find(" " + index.host_name(1) + " 3/8 "), std::string::npos) << text;
+  EXPECT_NE(page.find("<div class=\"host stranded\" data-host=\"" + index.host_name(1) + "\""),
+            std::string::npos);
+}
+
+TEST(HtmlReport, ArrayTasksAreNamedAsSlurmNamesThem) {
+  // Slurm 24.11's data_parser: array_job_id 0 and no task id for a job that is no task.
+  const auto jobs = parse_slurm_jobs(R"json({"jobs": [
+    {"job_id": 25, "array_job_id": {"set": true, "infinite": false, "number": 24},
+     "array_task_id": {"set": true, "infinite": false, "number": 0}, "job_state": ["RUNNING"],
+     "nodes": "gpu001", "tres_per_node": "gres/gpu:8"},
+    {"job_id": 24, "array_job_id": {"set": true, "infinite": false, "number": 24},
+     "array_task_id": {"set": true, "infinite": false, "number": 1}, "job_state": ["RUNNING"],
+     "nodes": "gpu002", "tres_per_node": "gres/gpu:8"},
+    {"job_id": 30, "array_job_id": {"set": true, "infinite": false, "number": 0},
+     "array_task_id": {"set": false, "infinite": false, "number": 0}, "job_state": ["RUNNING"],
+     "nodes": "gpu003", "tres_per_node": "gres/gpu:8"},
+    {"job_id": 31, "array_job_id": {"set": true, "infinite": false, "number": 31},
+     "array_task_id": {"set": false, "infinite": false, "number": 0}, "array_task_string": "2-5",
+     "job_state": ["PENDING"], "nodes": ""}]})json",
+                                     "t");
+  ASSERT_EQ(jobs.size(), 4u);
+  EXPECT_EQ(job_label(jobs[0]), "24_0");
+  EXPECT_EQ(job_label(jobs[1]), "24_1");  // the array's first task keeps the array's id
+  EXPECT_EQ(job_label(jobs[2]), "30");
+  EXPECT_EQ(job_label(jobs[3]), "31");  // the pending rest of an array: no one task
+  // sacct: under "array".
+  const auto done = parse_sacct_jobs(R"json({"jobs": [{"job_id": 27, "array": {"job_id": 24,
+    "task_id": {"set": true, "infinite": false, "number": 3}, "task": "3"}, "state": {"current": ["COMPLETED"]}}]})json",
+                                     "t");
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(job_label(done[0]), "24_3");
+
+  const Fabric f = fabric();
+  const LocalityIndex index(f);
+  const std::string page = html_report(f, index, GpuState::uniform(index.host_count(), 8), jobs, "c");
+  EXPECT_EQ(row_of(page, "24_0").size(), 7u);
+  EXPECT_EQ(row_of(page, "24_1").size(), 7u);
+  EXPECT_TRUE(row_of(page, "25").empty());
+  // In task order, though Slurm lists task 1 (the array's own record) after task 0's split.
+  EXPECT_LT(page.find(">24_0<"), page.find(">24_1<"));
+}
+
+TEST(HtmlReport, JobsTableSaysWhoPlacedEachJobWithWhichPattern) {
+  const Fabric f = fabric();
+  const LocalityIndex index(f);
+  const std::vector<SlurmJob> jobs = {
+      recorded(41, "gpu[001-002]",
+               "fabricfit placement=fabricfit leaf_groups=1 groups=x cross_spine_gb=0 pattern=alltoall"),
+      recorded(42, "gpu[004-005]", "fabricfit placement=slurm reason=required-nodes"),
+      recorded(43, "gpu[003,006]", "fabricfit placement=slurm reason=no-fit pattern=ring"),
+      recorded(44, "gpu007",
+               "fabricfit placement=slurm reason=node_gpu009_is_not_in_the_fabric pattern=none"),
+      job(45, "RUNNING", "gpu008", 1'796'378'400, 0)};
+  const std::string page = html_report(f, index, GpuState::uniform(index.host_count(), 8), jobs, "c");
+  const std::string head = between(page, "<table id=\"jobs\">", "</tr>");
+  EXPECT_NE(head.find("<th>placement</th><th>pattern</th>"), std::string::npos) << head;
+  // job, state, placement, pattern, nodes, leaf groups, cross-spine
+  EXPECT_EQ(row_of(page, "41"),
+            (std::vector<std::string>{"41", "RUNNING", "fabricfit", "alltoall", "gpu[001-002]", "1", "0%"}));
+  EXPECT_EQ(row_of(page, "42"),
+            (std::vector<std::string>{"42", "RUNNING", "Slurm (required-nodes)",
+                                      "ring (assumed: none recorded)", "gpu[004-005]", "2", "100%"}));
+  EXPECT_EQ(row_of(page, "43")[2], "Slurm (no-fit)");
+  EXPECT_EQ(row_of(page, "43")[3], "ring");
+  EXPECT_EQ(row_of(page, "44")[2], "Slurm (node gpu009 is not in the fabric)");
+  EXPECT_EQ(row_of(page, "44")[6], "none between nodes");
+  EXPECT_EQ(row_of(page, "45")[2], "no placement record");
+}
+
+TEST(HtmlReport, CaptionNamesThePatternTheSharesAreFor) {
+  const Fabric f = fabric();
+  const LocalityIndex index(f);
+  const GpuState gpus = GpuState::uniform(index.host_count(), 8);
+  const auto caption = [&](const std::vector<SlurmJob>& jobs) {
+    return between(html_report(f, index, gpus, jobs, "c"), "<caption>", "</caption>");
+  };
+  const SlurmJob a2a = recorded(51, "gpu[001,005]", "fabricfit placement=fabricfit pattern=alltoall");
+  const SlurmJob ring = recorded(52, "gpu[002,006]", "fabricfit placement=fabricfit pattern=ring");
+  EXPECT_NE(caption({a2a}).find("for an all-to-all"), std::string::npos) << caption({a2a});
+  EXPECT_EQ(caption({a2a}).find("ring"), std::string::npos) << caption({a2a});
+  EXPECT_NE(caption({ring}).find("for a ring"), std::string::npos);
+  EXPECT_NE(caption({a2a, ring}).find("for each job's pattern"), std::string::npos);
+  // And each share is its own pattern's: on the same 4 hosts, 2 in each leaf group, a ring
+  // crosses the spines on 2 of its 4 hops, an all-to-all with 4 of its 6 pairs.
+  const SlurmJob a2a4 =
+      recorded(53, "gpu[001-002,005-006]", "fabricfit placement=fabricfit pattern=alltoall");
+  const SlurmJob ring4 = recorded(54, "gpu[001-002,005-006]", "fabricfit placement=fabricfit pattern=ring");
+  const auto share = [&](PatternKind k) {
+    const std::vector<int> hosts = {*index.find_host("gpu001"), *index.find_host("gpu002"),
+                                    *index.find_host("gpu005"), *index.find_host("gpu006")};
+    const PlacementScore s = score_hosts(index, hosts, std::vector<int>(4, 8), CommPattern{k});
+    return fmt::format("{:.0f}%", 100 * s.spine_bytes / s.inter_node_bytes);
+  };
+  ASSERT_NE(share(PatternKind::AllToAll), share(PatternKind::Ring));
+  const std::string page = html_report(f, index, gpus, {a2a4, ring4}, "c");
+  EXPECT_EQ(row_of(page, "53")[6], share(PatternKind::AllToAll));
+  EXPECT_EQ(row_of(page, "54")[6], share(PatternKind::Ring));
+  EXPECT_EQ(pattern_words(parse_comm_pattern("tp=2,pp=1,dp=4")),
+            "tensor/pipeline/data parallel tp=2,pp=1,dp=4");
 }

@@ -122,9 +122,9 @@ if [ -n "$browser" ]; then
     python3 -c '
 import re, sys
 dom = open(sys.argv[1]).read()
-assert "<svg id=\"fabric\"" in dom, "no svg"
-assert len(re.findall(r"<g class=\"leaf-group", dom)) == 2
-hosts = re.findall(r"<rect class=\"host (\w+)\" data-host=\"(gpu\d+)\"", dom)
+assert "<div id=\"fabric\"" in dom, "no fabric"
+assert len(re.findall(r"<div class=\"leaf-group[\" ]", dom)) == 2
+hosts = re.findall(r"<div class=\"host (\w+)\" data-host=\"(gpu\d+)\"", dom)
 assert len(hosts) == 16, hosts
 busy = sorted(h for c, h in hosts if c == "busy")
 assert busy == ["gpu001", "gpu002", "gpu003", "gpu004", "gpu008", "gpu009"], busy
@@ -134,9 +134,11 @@ assert sum(1 for c, _ in hosts if c == "free") == 10
     python3 -c '
 import re, sys
 dom = open(sys.argv[1]).read()
-rows = re.findall(r"<tr><td>(\d+)</td><td>(\w+)</td><td>([^<]+)</td><td>(\d+)</td>", dom)
-ids = {r[0]: r for r in rows}
-assert ids[sys.argv[2]][3] == "1" and ids[sys.argv[3]][3] == "2", rows
+# job, state, placement, pattern, nodes, leaf groups, cross-spine
+rows = re.findall(r"<tr class=\"job\"[^>]*><td class=\"id\">(\d+)</td><td>\w+</td><td[^>]*>[^<]*</td>"
+                  r"<td[^>]*>[^<]*</td><td[^>]*>[^<]+</td><td>(\d+)</td>", dom)
+ids = dict(rows)
+assert ids[sys.argv[2]] == "1" and ids[sys.argv[3]] == "2", rows
 ' "$tmp/report.dom" "$a" "$b"
   check "and fragmentation over time from the job records, ending at the 80 GPUs free now" \
     python3 -c '
