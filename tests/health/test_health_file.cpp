@@ -123,3 +123,12 @@ TEST(HealthFile, ABodyWithABadStateIsRefused) {
   EXPECT_EQ(decode_error(bytes), "fabric.health: malformed body at byte " + std::to_string(at - 32) +
                                      ": state 9 is not a health state");
 }
+
+TEST(HealthFile, TheLabFixtureLoads) {
+  // Written by test_health_ibsim.sh: the fuzz target's seed, and the format's witness.
+  const HealthFile h =
+      load_health(std::string(FF_SOURCE_DIR) + "/tests/fixtures/health-files/lab-seven-sweeps.health");
+  EXPECT_EQ(h.ports.size(), 32u);
+  EXPECT_FALSE(h.links.empty());
+  EXPECT_EQ(decode_health(encode_health(h), "again"), h);
+}

@@ -11,8 +11,8 @@ using namespace fabricfit;
 
 TEST(HealthLinks, EveryCableOnceWithItsHost) {
   // 2 leaves x 2 hosts, 2 spines, one uplink each: 4 host cables + 4 uplinks.
-  const Fabric f =
-      testing::generated_fabric(testing::clos_spec({.leaves = 2, .hosts_per_leaf = 2, .spines = 2}));
+  const Fabric f = fabricfit::testing::generated_fabric(
+      fabricfit::testing::clos_spec({.leaves = 2, .hosts_per_leaf = 2, .spines = 2}));
   const auto cables = cables_of(f);
   ASSERT_EQ(cables.size(), 8u);
   EXPECT_EQ(std::ranges::count_if(cables, [](const Cable& c) { return !c.host.empty(); }), 4);
@@ -24,16 +24,23 @@ TEST(HealthLinks, EveryCableOnceWithItsHost) {
 }
 
 TEST(HealthLinks, ACableIsTheWorseOfItsEndsWithBothEndsEvidence) {
-  const Fabric f =
-      testing::generated_fabric(testing::clos_spec({.leaves = 2, .hosts_per_leaf = 2, .spines = 2}));
+  const Fabric f = fabricfit::testing::generated_fabric(
+      fabricfit::testing::clos_spec({.leaves = 2, .hosts_per_leaf = 2, .spines = 2}));
   const auto cables = cables_of(f);
   const Cable& host_cable = *std::ranges::find_if(cables, [](const Cable& c) { return !c.host.empty(); });
   const Cable& uplink = *std::ranges::find_if(cables, [](const Cable& c) { return c.host.empty(); });
-  PortHealth a{.id = host_cable.a, .state = HealthState::Congested, .since_unix = 100};
+  const auto port = [](PortId id, HealthState s, std::int64_t since) {
+    PortHealth p;
+    p.id = id;
+    p.state = s;
+    p.since_unix = since;
+    return p;
+  };
+  PortHealth a = port(host_cable.a, HealthState::Congested, 100);
   a.evidence = {{"PortXmitWait", 0.3, "share", 0.1, 90, ""}};
-  PortHealth b{.id = host_cable.b, .state = HealthState::Flapping, .since_unix = 200};
+  PortHealth b = port(host_cable.b, HealthState::Flapping, 200);
   b.evidence = {{"LinkDownedCounter", 2, "in_window", 2, 150, ""}};
-  PortHealth c{.id = uplink.a, .state = HealthState::SubHealthy, .since_unix = 50};
+  PortHealth c = port(uplink.a, HealthState::SubHealthy, 50);
   std::vector<PortHealth> ports{a, b, c};
   std::ranges::sort(ports, {}, &PortHealth::id);
   const auto links = link_statuses(cables, ports);
