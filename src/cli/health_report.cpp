@@ -30,6 +30,20 @@ std::string evidence_text(const Evidence& e) {
                      e.threshold, e.since_unix);
 }
 
+// A Prometheus label value: NodeDescriptions are free text set by the fabric's admins.
+std::string label(std::string_view v) {
+  std::string out;
+  for (const char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 // The host end of a host's HCA cable.
 const std::string& hca_of(const LinkStatus& l) {
   return l.a.starts_with(l.host) ? l.a : l.b;
@@ -135,8 +149,8 @@ std::string health_prom(const HealthFile& h) {
       "# TYPE fabricfit_health_link_state gauge\n";
   for (const auto& l : h.links)
     out += fmt::format(
-        "fabricfit_health_link_state{{a=\"{}\",a_port=\"{}\",b=\"{}\",b_port=\"{}\",state=\"{}\"}} 1\n", l.a,
-        l.a_port, l.b, l.b_port, state_name(l.state));
+        "fabricfit_health_link_state{{a=\"{}\",a_port=\"{}\",b=\"{}\",b_port=\"{}\",state=\"{}\"}} 1\n",
+        label(l.a), l.a_port, label(l.b), l.b_port, state_name(l.state));
   out +=
       "# HELP fabricfit_health_counter_rate The rate over its threshold that makes a cable unhealthy, per "
       "end.\n"
@@ -144,8 +158,8 @@ std::string health_prom(const HealthFile& h) {
   for (const auto& l : h.links)
     for (const auto& e : l.evidence)
       if (e.unit != "down")
-        out += fmt::format("fabricfit_health_counter_rate{{at=\"{}\",counter=\"{}\",unit=\"{}\"}} {}\n", e.at,
-                           e.counter, e.unit, e.rate);
+        out += fmt::format("fabricfit_health_counter_rate{{at=\"{}\",counter=\"{}\",unit=\"{}\"}} {}\n",
+                           label(e.at), e.counter, e.unit, e.rate);
   return out;
 }
 

@@ -83,3 +83,9 @@ TEST(HealthReport, PromCountsLinksByState) {
             std::string::npos)
       << p;
 }
+
+TEST(HealthReport, PromLabelsAreEscaped) {
+  HealthFile h;
+  h.links.push_back(LinkStatus{1, 1, "sw \"core\" A", 2, 1, "b", "", HealthState::Down, 1, {}});
+  EXPECT_NE(cli::health_prom(h).find("a=\"sw \\\"core\\\" A\""), std::string::npos) << cli::health_prom(h);
+}
