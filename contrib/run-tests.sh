@@ -8,6 +8,8 @@
 # test and the lab tests of the plugins on it. Ends with one line "N passed, N failed".
 # The unit tests also run under ASan+UBSan and every fuzz target for a bounded time
 # (contrib/run-sanitizers.sh; --no-sanitizers skips that).
+# The ibsim tests (tests/integration/test_*_ibsim.sh, among them test_health_ibsim.sh for
+# fabric health) run once, on the default release: they use no Slurm.
 #   contrib/run-tests.sh [--unit-only] [--no-releases] [--no-sanitizers] [TEST-SCRIPT...]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

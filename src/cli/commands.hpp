@@ -22,5 +22,7 @@ Action add_slowdown_command(CLI::App& app);
 // What a job got (docs/commands.md): explain.
 Action add_explain_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
+// Fabric link health (docs/health-format.md): health.
+Action add_health_command(CLI::App& app);
 
 }  // namespace fabricfit::cli

@@ -29,6 +29,7 @@ int run(int argc, char** argv) {
   remember(fabricfit::cli::add_slowdown_command(app));
   remember(fabricfit::cli::add_explain_command(app));
   remember(fabricfit::cli::add_report_command(app));
+  remember(fabricfit::cli::add_health_command(app));
 
   try {
     app.parse(argc, argv);

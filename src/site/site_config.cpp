@@ -2,6 +2,8 @@
 #include "site/site_config.hpp"
 
 #include "common/atomic_file.hpp"
+#include "site/config_values.hpp"
+#include "site/health_settings.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -15,18 +17,15 @@
 namespace fabricfit {
 namespace {
 
+using conf::key_is;
+using conf::parse_int;
+using conf::parse_real;
+
 std::string_view trim(std::string_view s) {
   const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
-}
-
-// Slurm compares configuration keys without regard to case.
-bool key_is(std::string_view key, std::string_view name) {
-  return std::ranges::equal(key, name, [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-  });
 }
 
 // yes/no, true/false, 1/0, on/off as Slurm spells booleans; nullopt for anything else.
@@ -45,23 +44,6 @@ std::optional<bool> parse_either(std::string_view value, std::string_view on, st
   if (key_is(value, on)) return true;
   if (key_is(value, off)) return false;
   return std::nullopt;
-}
-
-// A whole decimal number in [low, high]; nullopt otherwise.
-std::optional<int> parse_int(std::string_view value, int low, int high) {
-  int n = 0;
-  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc{} || ptr != value.data() + value.size() || n < low || n > high) return std::nullopt;
-  return n;
-}
-
-// A decimal number in [low, high]; nullopt otherwise.
-std::optional<double> parse_real(std::string_view value, double low, double high) {
-  double x = 0;
-  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
-  if (ec != std::errc{} || ptr != value.data() + value.size() || !(x >= low && x <= high))
-    return std::nullopt;
-  return x;
 }
 
 }  // namespace
@@ -124,6 +106,10 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       const auto on = parse_either(value, "history", "limit");
       if (!on) fail(fmt::format("LocalityWaitEstimate={} is not limit or history", value));
       config.locality_wait_history_estimate = *on;
+    } else if (key_is(key, "HealthFile")) {
+      config.health_file = std::string(value);
+    } else if (is_health_key(key)) {
+      if (auto error = parse_health_setting(key, value, config.health); !error.empty()) fail(error);
     } else if (key_is(key, "DebugFlags")) {
       // Comma-separated, as Slurm's DebugFlags; "none" clears them.
       config.debug_placement = false;

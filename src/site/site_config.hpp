@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "health/health_thresholds.hpp"
 #include "placement/comm_pattern.hpp"
 
 namespace fabricfit {
@@ -14,6 +15,11 @@ namespace fabricfit {
 struct SiteConfig {
   // Where `fabricfit discover` writes the fabric snapshot that the plugin reads.
   std::string snapshot_file = "/var/lib/fabricfit/fabric.snapshot";
+  // HealthFile: where `fabricfit health` keeps the fabric's health; empty: beside the
+  // snapshot (fabric.snapshot -> fabric.health).
+  std::string health_file;
+  // Health* keys: when a link is unhealthy (health/health_thresholds.hpp).
+  HealthThresholds health;
   // Pattern assumed for multi-node jobs submitted without --comm-pattern.
   CommPattern default_pattern{PatternKind::Ring};
 

@@ -11,14 +11,16 @@ layer_of() {
     common) echo 0 ;;
     topology | topology/passes) echo 1 ;;
     topology/readers | topology/generate) echo 2 ;;
-    placement) echo 3 ;;
-    placement/runtime) echo 4 ;;
-    placement/selection | placement/waiting) echo 5 ;;
-    site) echo 6 ;;
-    placement/slurm) echo 7 ;;
-    replay) echo 8 ;;
-    capi) echo 9 ;;
-    cli | plugin) echo 10 ;;
+    health) echo 3 ;;
+    health/collect) echo 4 ;;
+    placement) echo 5 ;;
+    placement/runtime) echo 6 ;;
+    placement/selection | placement/waiting) echo 7 ;;
+    site) echo 8 ;;
+    placement/slurm) echo 9 ;;
+    replay) echo 10 ;;
+    capi) echo 11 ;;
+    cli | plugin) echo 12 ;;
     *) echo "" ;;
   esac
 }

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// `fabricfit health [--sweep] [--json | --prom]`: the fabric's link health. With --sweep,
+// reads every port's Performance Management counters of the snapshot's cables, updates
+// the health file beside the snapshot (atomically) and then reports; without, reports
+// what the last sweep wrote. Lists the links and hosts that are not healthy, with evidence.
+#include <fmt/format.h>
+#include <filesystem>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/health_report.hpp"
+#include "health/collect/health_sweep.hpp"
+#include "health/health_file.hpp"
+#include "site/site_config.hpp"
+#include "topology/snapshot.hpp"
+
+namespace fabricfit::cli {
+namespace {
+
+struct HealthOptions {
+  std::string conf = "/etc/slurm/fabricfit.conf";
+  std::string snapshot;  // empty: the conf's SnapshotFile
+  std::string health;    // empty: the conf's HealthFile, or beside the snapshot
+  bool sweep = false;
+  bool clear = false;
+  bool json = false;
+  bool prom = false;
+  bool quiet = false;
+  bool ports = false;
+  DiscoveryOptions live;
+};
+
+int run_health(const HealthOptions& opt) {
+  const SiteConfig site = load_site_config(opt.conf);
+  const std::filesystem::path snapshot = opt.snapshot.empty() ? site.snapshot_file : opt.snapshot;
+  const std::filesystem::path path = !opt.health.empty()         ? std::filesystem::path(opt.health)
+                                     : !site.health_file.empty() ? std::filesystem::path(site.health_file)
+                                                                 : health_path_beside(snapshot);
+  HealthFile health;
+  if (opt.sweep) {
+    HealthFile previous;
+    if (std::filesystem::exists(path)) previous = load_health(path);  // a bad file stops the sweep: say so
+    const Snapshot snap = load_snapshot(snapshot);
+    SweepOptions sweep{opt.live, site.health, opt.clear};
+    SweepStats stats;
+    health = sweep_health(cables_of(snap.fabric), previous, sweep, &stats);
+    health.snapshot = snapshot.string();
+    save_health(path, health);
+    if (!opt.quiet) {
+      fmt::print(stderr, "fabricfit: swept {} ports in {:.2f} s: {} read, {} down, {} missed{}; wrote {}\n",
+                 health.ports.size(), stats.seconds, stats.read, stats.down, stats.missed,
+                 opt.clear ? ", counters cleared" : "", path.string());
+    }
+  } else {
+    health = load_health(path);
+  }
+  if (opt.quiet && !opt.json && !opt.prom) return 0;
+  fmt::print("{}", opt.json   ? health_json(health, opt.ports)
+                   : opt.prom ? health_prom(health)
+                              : health_text(health));
+  return 0;
+}
+
+}  // namespace
+
+Action add_health_command(CLI::App& app) {
+  auto opt = std::make_shared<HealthOptions>();
+  auto* cmd =
+      app.add_subcommand("health", "Fabric link health from the ports' error and congestion counters");
+  cmd->add_flag("--sweep", opt->sweep, "Read every port's counters now and update the health file first");
+  cmd->add_flag("--clear", opt->clear,
+                "With --sweep: clear each port's counters after reading them (never by default)");
+  cmd->add_option("--conf", opt->conf, "fabricfit.conf (thresholds, SnapshotFile, HealthFile)")
+      ->capture_default_str();
+  cmd->add_option("--snapshot", opt->snapshot,
+                  "The snapshot whose cables to sweep (default: the conf's SnapshotFile)");
+  cmd->add_option("--health-file", opt->health,
+                  "The health file (default: the conf's HealthFile, or beside the snapshot)");
+  auto* json = cmd->add_flag("--json", opt->json, "Print JSON");
+  cmd->add_flag("--ports", opt->ports, "With --json: every port's state and last counters too")->needs(json);
+  cmd->add_flag("--prom", opt->prom, "Print Prometheus textfile metrics")->excludes(json);
+  cmd->add_flag("--quiet", opt->quiet, "With --sweep: print nothing unless --json or --prom");
+  cmd->add_option("--ca", opt->live.ca, "Local CA the queries go out of (default: the first)");
+  cmd->add_option("--ca-port", opt->live.ca_port, "Its port (default: the first active)");
+  cmd->add_option("--timeout", opt->live.timeout_ms,
+                  "SMP timeout of the discovery in ms (default: libibnetdisc's)");
+  return [opt] { return run_health(*opt); };
+}
+
+}  // namespace fabricfit::cli
