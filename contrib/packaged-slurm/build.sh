@@ -58,7 +58,13 @@ if [ ! -f "$srcroot/.ready" ]; then
   fi
   cd "$tree"
   log "./configure ${configure_args[*]}"
-  ./configure "${configure_args[@]}" > configure.log 2>&1 || { tail -30 configure.log; die "Slurm's configure failed ($tree/configure.log)"; }
+  if ! ./configure "${configure_args[@]}" > configure.log 2>&1; then
+    # A flag of debian/rules that wants a library the package was built with (--with-pmix,
+    # say): install the package's build dependencies, from the Sources index, and again.
+    log "configure failed ($(tail -n1 configure.log)): apt-get build-dep slurm-wlm=$version, then again"
+    apt-get build-dep -y -q "slurm-wlm=$version" > build-dep.log 2>&1 || { tail -8 build-dep.log; die "apt-get build-dep failed"; }
+    ./configure "${configure_args[@]}" > configure.log 2>&1 || { tail -30 configure.log; die "Slurm's configure failed ($tree/configure.log)"; }
+  fi
   # Only what an out-of-tree topology plugin links; the rest of Slurm is the package's.
   make -C src/plugins/topology/common -j"$JOBS" > make-topology-common.log 2>&1 ||
     { tail -30 make-topology-common.log; die "building libtopology_common.a failed"; }

@@ -150,7 +150,7 @@ echo "$topo" | head -8 | sed 's/^/#   /'
 check "scontrol show topology is fabricfit's: Placement=fabricfit, the snapshot, its leaf groups" \
   bash -c 'grep -q "Placement=fabricfit" <<<"$1" && grep -q "/var/lib/fabricfit/fabric.snapshot" <<<"$1" && grep -q "ib-leaf-001" <<<"$1"' _ "$topo"
 
-cd "$D"
+cd "$D" || bail "cd $D"
 jid=$(sbatch --parsable -N 2 --gpus-per-node=8 --comm-pattern=ring -t 5 -o "$D/job-%j.out" \
   --wrap 'srun -l sh -c "echo NCCL_IB_HCA=\$NCCL_IB_HCA FABRICFIT_LEAF_GROUPS=\$FABRICFIT_LEAF_GROUPS"' 2> "$LOGS/sbatch.err")
 [ -n "$jid" ] || bail "sbatch -N 2 --gpus-per-node=8 --comm-pattern=ring (the SPANK option: fabricfit.so loaded by sbatch)" "$LOGS/sbatch.err"
