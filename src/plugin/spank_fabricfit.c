@@ -98,6 +98,23 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			(void)ff_site_read_snapshot(site, err, sizeof(err));
 	}
 
+	/*
+	 * slurmd's start (and reconfigure): keep the node's copy of the snapshot now, so that a
+	 * node that has run no step yet still has one when the shared file goes bad. Nothing is
+	 * held: slurmd would carry the fabric for its whole life.
+	 */
+	if (spank_context() == S_CTX_SLURMD) {
+		ff_site_t *start = NULL;
+
+		if (ff_site_load(_arg(ac, av, "conf"), _arg(ac, av, "last_good"), &start, err,
+				 sizeof(err)) != FF_OK)
+			slurm_error("fabricfit: %s", err);
+		ff_site_keep_snapshot(start, _arg(ac, av, "snapshot_last_good"));
+		if (start && ff_site_read_snapshot(start, err, sizeof(err)) != FF_OK)
+			slurm_info("fabricfit: no good snapshot at slurmd start: %s", err);
+		ff_site_free(start);
+	}
+
 	if (spank_option_register(sp, &comm_pattern_option) != ESPANK_SUCCESS) {
 		slurm_error("fabricfit: cannot register --comm-pattern");
 		return -1;

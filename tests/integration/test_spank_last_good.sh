@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A bad or missing snapshot on the shared path (issue 31): every node's slurmstepd keeps
-# its last good copy of the snapshot, as slurmctld does, so tasks keep their NCCL settings;
+# A bad or missing snapshot on the shared path (issue 31): every node keeps its last good
+# copy of the snapshot (from slurmd's start on, and at each step), as slurmctld does, so
+# tasks keep their NCCL settings;
 # the copy is never replaced by a bad file; the per-step line is at debug level only, and
 # the admin learns of it once, from slurmctld (its log, scontrol show topology,
 # fabricfit frag --live --prom's fabricfit_snapshot_ok).
@@ -33,6 +34,8 @@ has_settings() {
 }
 step() { srun -N 2 -w 'gpu[001,005]' --gpus-per-node=8 "$@" bash "$tmp/show.sh"; }
 
+# slurmd's start keeps it already: a node that has run no step has a copy too.
+check "slurmd's start keeps the node's last good copy before any step ($copy)" cmp -s "$snap" "$copy"
 step > "$tmp/a.out" 2>&1
 check "a step on the good snapshot has NCCL settings" has_settings "$tmp/a.out"
 check "and keeps the node's last good copy of it ($copy)" cmp -s "$snap" "$copy"
