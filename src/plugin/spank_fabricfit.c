@@ -99,7 +99,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	}
 
 	/*
-	 * slurmd's start (and reconfigure): keep the node's copy of the snapshot now, so that a
+	 * slurmd's start (spank_slurmd_init: not on reconfigure): keep the node's copy of the snapshot now, so that a
 	 * node that has run no step yet still has one when the shared file goes bad. Nothing is
 	 * held: slurmd would carry the fabric for its whole life.
 	 */
