@@ -99,9 +99,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	}
 
 	/*
-	 * slurmd's start (spank_slurmd_init: not on reconfigure): keep the node's copy of the snapshot now, so that a
-	 * node that has run no step yet still has one when the shared file goes bad. Nothing is
-	 * held: slurmd would carry the fabric for its whole life.
+	 * slurmd's start (spank_slurmd_init; not reconfigure): keep the node's copy of the
+	 * snapshot now, so that a node that has run no step yet still has one when the shared
+	 * file goes bad. Nothing is held: slurmd would carry the fabric for its whole life.
 	 */
 	if (spank_context() == S_CTX_SLURMD) {
 		ff_site_t *start = NULL;
