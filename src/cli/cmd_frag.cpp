@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/live_jobs.hpp"
 #include "cli/placement_input.hpp"
+#include "cli/prom_label.hpp"
 #include "cli/slurm_cluster.hpp"
 #include "placement/fragmentation.hpp"
 
@@ -27,19 +28,6 @@ struct FragOptions {
   std::string nodes_json, jobs_json;  // --live from files instead of scontrol
   std::string topology_text;          // --live: `scontrol show topology` output from a file
 };
-
-std::string prom_label(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 int run_frag(const FragOptions& opt) {
   const Fabric fabric = load_fabric(opt.source);

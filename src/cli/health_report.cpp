@@ -5,6 +5,8 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "cli/prom_label.hpp"
+
 namespace fabricfit::cli {
 namespace {
 
@@ -28,20 +30,6 @@ std::string evidence_text(const Evidence& e) {
   if (e.unit == "down") return fmt::format("{} {} is down", e.counter, e.at);
   return fmt::format("{} at {}: {:.3g} {} (threshold {:.3g}), since {}", e.counter, e.at, e.rate, e.unit,
                      e.threshold, e.since_unix);
-}
-
-// A Prometheus label value: NodeDescriptions are free text set by the fabric's admins.
-std::string label(std::string_view v) {
-  std::string out;
-  for (const char c : v) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 // The host end of a host's HCA cable.
@@ -150,7 +138,7 @@ std::string health_prom(const HealthFile& h) {
   for (const auto& l : h.links)
     out += fmt::format(
         "fabricfit_health_link_state{{a=\"{}\",a_port=\"{}\",b=\"{}\",b_port=\"{}\",state=\"{}\"}} 1\n",
-        label(l.a), l.a_port, label(l.b), l.b_port, state_name(l.state));
+        prom_label(l.a), l.a_port, prom_label(l.b), l.b_port, state_name(l.state));
   out +=
       "# HELP fabricfit_health_counter_rate The rate over its threshold that makes a cable unhealthy, per "
       "end.\n"
@@ -159,7 +147,7 @@ std::string health_prom(const HealthFile& h) {
     for (const auto& e : l.evidence)
       if (e.unit != "down")
         out += fmt::format("fabricfit_health_counter_rate{{at=\"{}\",counter=\"{}\",unit=\"{}\"}} {}\n",
-                           label(e.at), e.counter, e.unit, e.rate);
+                           prom_label(e.at), e.counter, e.unit, e.rate);
   return out;
 }
 
