@@ -45,6 +45,7 @@ struct PortSample {
 struct PortId {
   std::uint64_t guid = 0;
   int port = 0;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy misreads the 0 of a defaulted <=>
   friend auto operator<=>(const PortId&, const PortId&) = default;
 };
 
