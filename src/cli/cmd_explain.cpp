@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/explain_placement.hpp"
+#include "cli/health_marks.hpp"
 #include "cli/placement_input.hpp"
 #include "cli/slurm_cluster.hpp"
 #include "common/hostlist.hpp"
@@ -36,6 +37,7 @@ struct ExplainOptions {
   bool conf_given = false;  // --conf on the command line, not its default
   std::string pattern;
   std::string jobs_json, nodes_json;  // Slurm's JSON from files instead of scontrol
+  std::string health;                 // empty: the conf's HealthFile, else beside the snapshot
   bool json_out = false;
 };
 
@@ -135,6 +137,8 @@ int run_explain(const ExplainOptions& opt) {
     }
   }();
   const LocalityIndex index(fabric);
+  const auto health =
+      find_health(opt.health, site.health_file, opt.snapshot.empty() ? site.snapshot_file : opt.snapshot);
   const auto jobs = read_jobs(opt.jobs_json, opt.job_id);
   const auto it = std::find_if(jobs.begin(), jobs.end(),
                                [&](const SlurmJob& j) { return std::to_string(j.id) == opt.job_id; });
@@ -187,6 +191,13 @@ int run_explain(const ExplainOptions& opt) {
       request.gpus_per_node = a.gpus.empty() ? 0 : a.gpus[0];
     const PlacementContext ctx{index, gpus, frag};
     out["placement"] = describe(index, ctx, a, pattern, frag);
+    if (health) {
+      std::vector<std::string> own, candidates;
+      for (const int h : a.hosts) own.push_back(index.host_name(h));
+      for (int h = 0; h < index.host_count(); ++h)
+        if (gpus.free[h] > 0) candidates.push_back(index.host_name(h));
+      out["placement_health"] = placement_health(fabric, *health, own, candidates);
+    }
     out["free_state"] = "now, with this job's GPUs counted free";
     if (!ended && out["placement"]["leaf_groups"].size() > 1)
       out["placement"]["uplink_share"] =
@@ -235,6 +246,7 @@ int run_explain(const ExplainOptions& opt) {
   else if (ended)
     fmt::print("placement record: none (not placed since fabricfit records placements)\n");
   if (out.contains("placement")) fmt::print("placed on\n{}", render_placement(out["placement"]));
+  if (out.contains("placement_health")) fmt::print("{}", render_placement_health(out["placement_health"]));
   if (out.contains("waits_for")) fmt::print("waits for: {}\n", out["waits_for"].get<std::string>());
   const char* when = placed ? "on the same free GPUs" : "on the GPUs free now";
   if (out.contains("fabricfit_choice"))
@@ -263,6 +275,9 @@ Action add_explain_command(CLI::App& app) {
                   "Slurm's `scontrol show jobs --json` output (default: run it)");
   cmd->add_option("--nodes-json", opt->nodes_json,
                   "Slurm's `scontrol show nodes --json` output (default: run it)");
+  cmd->add_option("--health", opt->health,
+                  "A health file (`fabricfit health`): the unhealthy links the placement crosses and avoided "
+                  "(default: the conf's HealthFile, else the one beside the snapshot when it exists)");
   cmd->add_flag("--json", opt->json_out, "Print JSON");
   return [opt, conf] {
     opt->conf_given = conf->count() > 0;

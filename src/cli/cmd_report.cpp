@@ -9,6 +9,7 @@
 #include "cli/html_report.hpp"
 #include "cli/placement_input.hpp"
 #include "common/atomic_file.hpp"
+#include "site/site_config.hpp"
 
 namespace fabricfit::cli {
 namespace {
@@ -22,6 +23,8 @@ struct ReportOptions {
   std::string nodes_json, jobs_json;
   bool live = false;
   std::string cluster;
+  std::string health;  // empty: the conf's HealthFile with --conf, else beside the snapshot
+  std::string conf;
 };
 
 int run_report(const ReportOptions& opt) {
@@ -38,7 +41,9 @@ int run_report(const ReportOptions& opt) {
   } else if (!opt.busy.empty()) {
     gpus = busy_state(index, opt.busy, opt.gpus_per_node);
   }
-  const std::string page = html_report(fabric, index, gpus, jobs, cluster);
+  const std::string conf_health = opt.conf.empty() ? std::string() : load_site_config(opt.conf).health_file;
+  const auto health = find_health(opt.health, conf_health, opt.source);
+  const std::string page = html_report(fabric, index, gpus, jobs, cluster, health ? &*health : nullptr);
   if (opt.output.empty() || opt.output == "-") {
     fmt::print("{}", page);
   } else {
@@ -67,6 +72,11 @@ Action add_report_command(CLI::App& app) {
   cmd->add_option("--jobs-json", opt->jobs_json, "With --live: `scontrol show jobs --json` output to read");
   cmd->add_option("--cluster", opt->cluster,
                   "The cluster's name, the page's title (default with --live: Slurm's ClusterName)");
+  cmd->add_option(
+      "--health", opt->health,
+      "A health file (`fabricfit health`) whose unhealthy HCA links and uplinks to mark (default: "
+      "the conf's HealthFile with --conf, else the one beside the snapshot when it exists)");
+  cmd->add_option("--conf", opt->conf, "fabricfit.conf whose HealthFile to read (default: none)");
   return [opt] { return run_report(*opt); };
 }
 

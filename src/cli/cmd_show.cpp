@@ -7,7 +7,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/fabric_report.hpp"
+#include "cli/health_marks.hpp"
 #include "cli/model_options_cli.hpp"
+#include "site/site_config.hpp"
 #include "topology/readers/fabric_source.hpp"
 #include "topology/slurm_topology.hpp"
 
@@ -19,6 +21,8 @@ struct ShowOptions {
   std::string format = "auto";
   bool json = false;
   bool topology_conf = false;
+  std::string health;  // empty: the conf's HealthFile with --conf, else beside a snapshot
+  std::string conf;    // empty: none (show reads no conf unless told to)
   ModelFlags model;
 };
 
@@ -41,10 +45,16 @@ int run_show(const ShowOptions& opt) {
   const Snapshot s = open_fabric(opt.source, *format, model_options(opt.model));
   if (opt.topology_conf) {
     fmt::print("{}", slurm_topology_conf(s.fabric));
-  } else if (opt.json) {
-    fmt::print("{}\n", fabric_json(s).dump(2));
+    return 0;
+  }
+  const std::string conf_health = opt.conf.empty() ? std::string() : load_site_config(opt.conf).health_file;
+  const auto health = find_health(opt.health, conf_health, is_snapshot ? opt.source : std::string());
+  if (opt.json) {
+    auto j = fabric_json(s);
+    if (health) j["health"] = show_health_json(s.fabric, *health);
+    fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("{}", fabric_text(s));
+    fmt::print("{}{}", fabric_text(s), health ? show_health_text(s.fabric, *health) : "");
   }
   return 0;
 }
@@ -64,6 +74,11 @@ Action add_show_command(CLI::App& app) {
   cmd->add_flag("--slurm-topology-conf", opt->topology_conf,
                 "Print a Slurm topology.conf (topology/tree) for the fabric, with a single root")
       ->excludes(json);
+  cmd->add_option("--health", opt->health,
+                  "A health file (`fabricfit health`) whose unhealthy links to mark (default: the conf's "
+                  "HealthFile with --conf, else the one beside a snapshot SOURCE when it exists)")
+      ->excludes("--slurm-topology-conf");
+  cmd->add_option("--conf", opt->conf, "fabricfit.conf whose HealthFile to read (default: none)");
   add_model_flags(*cmd, opt->model);
   return [opt] { return run_show(*opt); };
 }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cli/health_marks.hpp"
 #include "placement/slurm/admin_comment.hpp"
 
 namespace fabricfit::cli {
@@ -147,6 +148,84 @@ std::string render_placement(const json& p) {
       out += fmt::format("  unusable     {:+.1f} GPUs the workload mix can no longer use\n", u);
     }
   }
+  return out;
+}
+
+namespace {
+
+json health_link_json(const LinkStatus& l, const char* key, const std::string& where) {
+  return {{"link", link_name(l)},
+          {"a", l.a},
+          {"a_port", l.a_port},
+          {"b", l.b},
+          {"b_port", l.b_port},
+          {"state", state_name(l.state)},
+          {"since", l.since_unix},
+          {"evidence", main_evidence(l)},
+          {key, where}};
+}
+
+}  // namespace
+
+json placement_health(const Fabric& f, const HealthFile& health, const std::vector<std::string>& job_hosts,
+                      const std::vector<std::string>& candidates) {
+  const HealthMarks m = health_marks(f, health);
+  std::vector<bool> used_host(f.hosts.size(), false), used_group(f.leaf_groups.size(), false),
+      candidate_group(f.leaf_groups.size(), false);
+  for (const auto& name : job_hosts) {
+    if (const auto h = f.host_index(name)) {
+      used_host[static_cast<std::size_t>(*h)] = true;
+      if (const int g = f.hosts[static_cast<std::size_t>(*h)].leaf_group; g >= 0)
+        used_group[static_cast<std::size_t>(g)] = true;
+    }
+  }
+  json crossed = json::array(), avoided = json::array();
+  for (std::size_t h = 0; h < m.hosts.size(); ++h)
+    if (used_host[h])
+      for (const auto& l : m.hosts[h]) crossed.push_back(health_link_json(l, "host", f.hosts[h].name));
+  for (const auto& name : candidates) {
+    const auto h = f.host_index(name);
+    if (!h || used_host[static_cast<std::size_t>(*h)]) continue;
+    for (const auto& l : m.hosts[static_cast<std::size_t>(*h)])
+      avoided.push_back(health_link_json(l, "host", name));
+    if (const int g = f.hosts[static_cast<std::size_t>(*h)].leaf_group; g >= 0)
+      candidate_group[static_cast<std::size_t>(g)] = true;
+  }
+  const bool spans = std::count(used_group.begin(), used_group.end(), true) > 1;
+  for (std::size_t g = 0; g < m.uplinks.size(); ++g) {
+    for (const auto& l : m.uplinks[g]) {
+      if (used_group[g] && spans)
+        crossed.push_back(health_link_json(l, "leaf_group", f.leaf_groups[g].name));
+      else if (!used_group[g] && candidate_group[g])
+        avoided.push_back(health_link_json(l, "leaf_group", f.leaf_groups[g].name));
+    }
+  }
+  return {
+      {"sweep", health.sweep_unix}, {"sweeps", health.sweeps}, {"crossed", crossed}, {"avoided", avoided}};
+}
+
+std::string render_placement_health(const json& h) {
+  const auto lines = [](const json& links) {
+    std::string out;
+    for (const auto& l : links) {
+      out += fmt::format("               {} {}  {}: {}\n",
+                         l.contains("host") ? l["host"].get<std::string>() + " HCA link"
+                                            : l["leaf_group"].get<std::string>() + " uplink",
+                         l["link"].get<std::string>(), l["state"].get<std::string>(),
+                         l["evidence"].get<std::string>());
+    }
+    return out;
+  };
+  const auto& crossed = h["crossed"];
+  const auto& avoided = h["avoided"];
+  std::string out =
+      crossed.empty() ? fmt::format("  health       crosses no link that is not healthy (health sweep {})\n",
+                                    h["sweeps"].get<int>())
+                      : fmt::format("  health       crosses {} link(s) not healthy (health sweep {}):\n{}",
+                                    crossed.size(), h["sweeps"].get<int>(), lines(crossed));
+  if (!avoided.empty())
+    out += fmt::format("  avoided      {} link(s) not healthy among the free hosts it did not use:\n{}",
+                       avoided.size(), lines(avoided));
   return out;
 }
 

@@ -9,8 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/slurm_cluster.hpp"
+#include "health/health_model.hpp"
+#include "topology/fabric.hpp"
 
 namespace fabricfit::cli {
 
@@ -48,6 +51,18 @@ struct OwnPlacement {
 
 // A placement (describe()'s JSON, or reconcile_own_placement's) as explain's indented lines.
 [[nodiscard]] std::string render_placement(const nlohmann::json& p);
+
+// The links not healthy (a health file) that a placement on `job_hosts` crosses: its hosts'
+// HCA links, and its leaf groups' uplinks when it spans several (one leaf group's traffic
+// stays under its leaf); and those it avoided: of the `candidates` (hosts with GPUs free for
+// it) it did not use, their HCA links, and the uplinks of their leaf groups it did not use.
+// {"sweep", "crossed": [...], "avoided": [...]}, each link {"link", "a", "a_port", "b",
+// "b_port", "state", "since", "evidence", and "host" or "leaf_group"}.
+[[nodiscard]] nlohmann::json placement_health(const Fabric& fabric, const HealthFile& health,
+                                              const std::vector<std::string>& job_hosts,
+                                              const std::vector<std::string>& candidates);
+// placement_health's JSON as explain's indented lines.
+[[nodiscard]] std::string render_placement_health(const nlohmann::json& h);
 
 // The error when the snapshot cannot be loaded: `error` as the loader gave it, with where the
 // snapshot path came from. `conf_found`: the fabricfit.conf at `conf` exists; `conf_given`:

@@ -61,7 +61,7 @@ ordered_json ports_json(const HealthFile& h) {
 
 }  // namespace
 
-std::string health_json(const HealthFile& h, bool ports) {
+ordered_json health_json_value(const HealthFile& h, bool ports) {
   ordered_json links = ordered_json::array();
   ordered_json hosts = ordered_json::array();
   for (const auto& l : h.links) {
@@ -87,7 +87,11 @@ std::string health_json(const HealthFile& h, bool ports) {
       {"sweep", h.sweep_unix}, {"sweeps", h.sweeps}, {"snapshot", h.snapshot}, {"port_count", h.ports.size()},
       {"missed", missed},      {"links", links},     {"hosts", hosts}};
   if (ports) out["ports"] = ports_json(h);
-  return out.dump(2) + "\n";
+  return out;
+}
+
+std::string health_json(const HealthFile& h, bool ports) {
+  return health_json_value(h, ports).dump(2) + "\n";
 }
 
 std::string health_text(const HealthFile& h) {

@@ -23,7 +23,8 @@ const char* host_class(const GpuState& g, int h) {
 // The fabric as HTML boxes, not a fixed-size drawing: leaf groups wrap to the page's width
 // like words, and every host shows its name and free GPUs as text (a name only in a
 // tooltip cannot be read off a screenshot or searched for).
-std::string fabric_html(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus) {
+std::string fabric_html(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
+                        const HealthMarks& health) {
   std::set<std::string> degraded_ends;
   for (const auto& d : fabric.degraded_links) {
     degraded_ends.insert(d.a);
@@ -38,17 +39,33 @@ std::string fabric_html(const Fabric& fabric, const LocalityIndex& index, const 
     for (const Vertex v : lg.leaves) {
       if (v != FabricGraph::null_vertex() && degraded_ends.contains(fabric.graph[v].name)) degraded = true;
     }
+    const auto* uplinks = static_cast<std::size_t>(g) < health.uplinks.size() &&
+                                  !health.uplinks[static_cast<std::size_t>(g)].empty()
+                              ? &health.uplinks[static_cast<std::size_t>(g)]
+                              : nullptr;
+    const std::string uplink_mark =
+        uplinks == nullptr ? ""
+                           : fmt::format(" <span class=\"health-mark\">\u26a0 {} uplink(s) {}</span>",
+                                         uplinks->size(), state_name(worst_state(*uplinks)));
     out += fmt::format(
-        "<div class=\"leaf-group{}\" data-name=\"{}\"><div class=\"uplink\"></div><div class=\"leaf\">"
-        "<div class=\"leaf-name\">{}{}</div><div class=\"hosts\">\n",
-        degraded ? " degraded" : "", xml_escape(lg.name), xml_escape(lg.name),
-        degraded ? " \u26a0 degraded link" : "");
+        "<div class=\"leaf-group{}{}\" data-name=\"{}\"{}><div class=\"uplink\"></div><div class=\"leaf\">"
+        "<div class=\"leaf-name\">{}{}{}</div><div class=\"hosts\">\n",
+        degraded ? " degraded" : "", uplinks ? " unhealthy" : "", xml_escape(lg.name),
+        uplinks ? fmt::format(" title=\"{}\"", xml_escape(main_evidence(uplinks->front()))) : "",
+        xml_escape(lg.name), degraded ? " \u26a0 degraded link" : "", uplink_mark);
     for (const int h : index.hosts_of(g)) {
       const std::string name = xml_escape(index.host_name(h));
+      const auto fh = fabric.host_index(index.host_name(h));
+      const auto* hca = fh && static_cast<std::size_t>(*fh) < health.hosts.size() &&
+                                !health.hosts[static_cast<std::size_t>(*fh)].empty()
+                            ? &health.hosts[static_cast<std::size_t>(*fh)]
+                            : nullptr;
       out += fmt::format(
-          "<div class=\"host {0}\" data-host=\"{1}\" title=\"{1}: {2} of {3} GPUs free\"><span "
-          "class=\"host-name\">{1}</span><span class=\"host-gpus\">{2}/{3}</span></div>\n",
-          host_class(gpus, h), name, gpus.free[h], gpus.total[h]);
+          "<div class=\"host {0}{4}\" data-host=\"{1}\" title=\"{1}: {2} of {3} GPUs free{5}\"><span "
+          "class=\"host-name\">{1}</span><span class=\"host-gpus\">{2}/{3}</span>{6}</div>\n",
+          host_class(gpus, h), name, gpus.free[h], gpus.total[h], hca ? " unhealthy" : "",
+          hca ? "; HCA link " + xml_escape(main_evidence(hca->front())) : "",
+          hca ? fmt::format("<span class=\"health-mark\">{}</span>", state_name(worst_state(*hca))) : "");
     }
     out += "</div></div></div>\n";
   }
@@ -72,6 +89,10 @@ constexpr const char* kStyle =
     ".hosts{display:grid;grid-template-columns:repeat(4,auto);gap:4px}\n"
     ".host{font:12px monospace;padding:2px 6px;border-radius:3px;color:#fff;text-align:center}\n"
     ".host-gpus{display:block;font-size:10px;opacity:.85}\n"
+    ".host.unhealthy,.key .unhealthy{outline:3px solid #c0c;outline-offset:1px} "
+    ".unhealthy .leaf{border:3px dotted #c0c} .unhealthy .uplink{border-left:2px dotted #c0c}\n"
+    ".health-mark{display:block;font:bold 10px sans-serif;color:#c0c} .host .health-mark{color:#fff;"
+    "background:#c0c;border-radius:2px}\n"
     ".host.free,.key .free{background:#3a3} .host.busy,.key .busy{background:#777} "
     ".host.stranded,.key .stranded{background:#e90;color:#000} "
     ".host.absent,.key .absent{background:#fff;color:#666;border:1px solid #bbb}\n"
@@ -86,7 +107,9 @@ constexpr const char* kStyle =
 }  // namespace
 
 std::string html_report(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
-                        const std::vector<SlurmJob>& jobs, const std::string& cluster) {
+                        const std::vector<SlurmJob>& jobs, const std::string& cluster,
+                        const HealthFile* health) {
+  const HealthMarks marks = health ? health_marks(fabric, *health) : HealthMarks{};
   const FragModel model(WorkloadMix::standard(std::max(1, gpus.max_gpus_per_host())),
                         std::max(1, gpus.max_gpus_per_host()), index.largest_leaf_group());
   const FragmentationReport r = measure_fragmentation(index, gpus, model);
@@ -96,15 +119,28 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
                             xml_escape(d.a), d.port_a, xml_escape(d.b), d.port_b, d.rate.to_string(),
                             d.expected_rate.to_string());
   }
+  std::string unhealthy, health_key, health_summary;
+  if (health) {
+    for (const auto& l : health->links) {
+      unhealthy +=
+          fmt::format("<li class=\"unhealthy-link\">{}: {} since {} ({})</li>\n", xml_escape(link_name(l)),
+                      state_name(l.state), l.since_unix, xml_escape(main_evidence(l)));
+    }
+    health_key =
+        "<span class=\"unhealthy\"></span>HCA link or uplinks not healthy (state shown: sub-healthy, "
+        "congested, flapping, down)";
+    health_summary =
+        fmt::format(" {} link(s) not healthy at health sweep {}.", health->links.size(), health->sweeps);
+  }
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}: fabric and "
       "GPUs, by fabricfit</title>\n<style>\n{15}</style></head><body>\n"
       "<header><h1>{0}</h1>\n<p id=\"summary\">{1} hosts, {2} leaf groups, {3} rails, {4} tiers; {5} "
-      "degraded link(s). Fabric: {14}</p>\n<p class=\"key\">hosts (name, free/total GPUs):<span "
+      "degraded link(s).{16} Fabric: {14}</p>\n<p class=\"key\">hosts (name, free/total GPUs):<span "
       "class=\"free\"></span>free<span class=\"busy\"></span>busy<span class=\"stranded\"></span>stranded "
-      "(partly busy)<span class=\"absent\"></span>not a GPU node</p></header>\n<main>\n"
+      "(partly busy)<span class=\"absent\"></span>not a GPU node{17}</p></header>\n<main>\n"
       "<section id=\"fabric-section\"><h2>Fabric</h2>\n{6}"
-      "<h3>Degraded links</h3>\n<ul id=\"degraded\">{11}</ul>\n</section>\n"
+      "<h3>Degraded links</h3>\n<ul id=\"degraded\">{11}</ul>\n{18}</section>\n"
       "<section id=\"frag-section\"><h2>Fragmentation</h2>\n<p id=\"frag\">{7} of {8} GPUs free; "
       "{9:.1f} of them unusable by the workload mix: fragmentation {10:.3f}</p>\n"
       "<h3>Fragmentation over time (from the job records)</h3>\n{13}</section>\n"
@@ -112,10 +148,14 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
       xml_escape(cluster.empty() ? std::string("Cluster (unnamed: fabricfit report --cluster NAME)")
                                  : "Cluster " + cluster),
       fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
-      fabric.degraded_links.size(), fabric_html(fabric, index, gpus), r.free_gpus, r.total_gpus, r.unusable,
-      r.frag, degraded.empty() ? "<li>none</li>\n" : degraded, jobs_table(index, jobs),
+      fabric.degraded_links.size(), fabric_html(fabric, index, gpus, marks), r.free_gpus, r.total_gpus,
+      r.unusable, r.frag, degraded.empty() ? "<li>none</li>\n" : degraded, jobs_table(index, jobs),
       frag_history_svg(frag_history(index, gpus.total, jobs)),
-      xml_escape(fabric.origin.empty() ? std::string("origin unknown") : fabric.origin), kStyle);
+      xml_escape(fabric.origin.empty() ? std::string("origin unknown") : fabric.origin), kStyle,
+      health_summary, health_key,
+      health ? fmt::format("<h3>Links not healthy</h3>\n<ul id=\"unhealthy\">{}</ul>\n",
+                           unhealthy.empty() ? "<li>none</li>\n" : unhealthy)
+             : "");
 }
 
 }  // namespace fabricfit::cli

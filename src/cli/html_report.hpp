@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/health_marks.hpp"
 #include "cli/slurm_cluster.hpp"
 #include "placement/gpu_state.hpp"
 #include "placement/locality_index.hpp"
@@ -19,8 +20,10 @@ namespace fabricfit::cli {
 // big jobs cannot use), absent (not a GPU node in Slurm). `jobs` may be empty. The page is
 // titled by `cluster` (Slurm's ClusterName; "" for none), which is what an admin with several
 // clusters tells the pages apart by; the fabric's origin (how it was discovered, the same on
-// every cluster) goes in the summary under it.
+// every cluster) goes in the summary under it. With `health` (a health file), hosts whose
+// HCA link and leaf groups whose uplinks are not healthy are outlined and say their state.
 [[nodiscard]] std::string html_report(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
-                                      const std::vector<SlurmJob>& jobs, const std::string& cluster);
+                                      const std::vector<SlurmJob>& jobs, const std::string& cluster,
+                                      const HealthFile* health = nullptr);
 
 }  // namespace fabricfit::cli

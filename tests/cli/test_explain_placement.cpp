@@ -10,6 +10,8 @@
 
 #include "cli/explain_placement.hpp"
 #include "cli/slurm_cluster.hpp"
+#include "cli_fixtures.hpp"
+#include "health_fixture.hpp"
 
 using namespace fabricfit::cli;
 using nlohmann::json;
@@ -185,4 +187,59 @@ TEST(ExplainPlacement, ASnapshotWithNoConfigBehindItSaysWhatWasTried) {
   const std::string found = snapshot_load_error("/etc/slurm/fabricfit.conf", false, true, error);
   EXPECT_EQ(found.find("no fabricfit.conf found"), std::string::npos) << found;
   EXPECT_NE(found.find(error + " (SnapshotFile of /etc/slurm/fabricfit.conf"), std::string::npos) << found;
+}
+
+// Issue 29: the unhealthy links a placement crosses (its hosts' HCA links; its leaf groups'
+// uplinks when it spans several) and those it avoided among the free hosts it did not use.
+// two_groups_of_four: gpu001-004 under the first leaf, gpu005-008 under the second.
+TEST(ExplainHealth, CrossedAndAvoidedLinksOfASplitJob) {
+  using fabricfit::HealthState;
+  const fabricfit::Fabric f = fabricfit::testing::two_groups_of_four();
+  const auto health =
+      fabricfit::testing::health_file_of(f, {{.host = "gpu001", .state = HealthState::Flapping},
+                                             {.host = "gpu003", .state = HealthState::SubHealthy},
+                                             {.host = "gpu004", .state = HealthState::Down},
+                                             {.leaf = f.leaf_groups[1].name, .state = HealthState::Down}});
+  // gpu004 had no free GPUs: not a candidate, so not avoided.
+  const json h = placement_health(f, health, {"gpu001", "gpu005"},
+                                  {"gpu001", "gpu002", "gpu003", "gpu005", "gpu006", "gpu007", "gpu008"});
+  ASSERT_EQ(h["crossed"].size(), 2u) << h.dump(2);
+  EXPECT_EQ(h["crossed"][0]["host"], "gpu001");
+  EXPECT_EQ(h["crossed"][0]["state"], "flapping");
+  EXPECT_NE(h["crossed"][0]["evidence"].get<std::string>().find("LinkDownedCounter"), std::string::npos);
+  EXPECT_EQ(h["crossed"][1]["leaf_group"], f.leaf_groups[1].name)
+      << "it spans two groups: their uplinks count";
+  EXPECT_EQ(h["crossed"][1]["state"], "down");
+  ASSERT_EQ(h["avoided"].size(), 1u) << h.dump(2);
+  EXPECT_EQ(h["avoided"][0]["host"], "gpu003");
+  EXPECT_EQ(h["sweeps"], 7);
+
+  const std::string t = render_placement_health(h);
+  EXPECT_NE(
+      t.find("health       crosses 2 link(s) not healthy (health sweep 7):\n               gpu001 HCA link "),
+      std::string::npos)
+      << t;
+  EXPECT_NE(t.find("avoided      1 link(s) not healthy among the free hosts it did not use:\n               "
+                   "gpu003 HCA link"),
+            std::string::npos)
+      << t;
+}
+
+TEST(ExplainHealth, OneLeafGroupCrossesNoUplinkAndAvoidsTheOthers) {
+  using fabricfit::HealthState;
+  const fabricfit::Fabric f = fabricfit::testing::two_groups_of_four();
+  const auto health = fabricfit::testing::health_file_of(
+      f, {{.leaf = f.leaf_groups[0].name, .state = HealthState::Down},
+          {.leaf = f.leaf_groups[1].name, .state = HealthState::Flapping}});
+  const json h = placement_health(f, health, {"gpu001", "gpu002"}, {"gpu001", "gpu002", "gpu006"});
+  EXPECT_TRUE(h["crossed"].empty()) << "its traffic stays under its leaf: " << h.dump(2);
+  ASSERT_EQ(h["avoided"].size(), 1u);
+  EXPECT_EQ(h["avoided"][0]["leaf_group"], f.leaf_groups[1].name);
+  EXPECT_EQ(h["avoided"][0]["state"], "flapping");
+  EXPECT_NE(render_placement_health(h).find("crosses no link that is not healthy"), std::string::npos);
+  // No free host in the other group: nothing there was a choice, so nothing avoided.
+  EXPECT_TRUE(placement_health(f, health, {"gpu001", "gpu002"}, {"gpu003"})["avoided"].empty());
+  EXPECT_TRUE(placement_health(f, fabricfit::testing::health_file_of(f, {}), {"gpu001", "gpu005"},
+                               {"gpu006"})["crossed"]
+                  .empty());
 }

@@ -14,6 +14,7 @@
 #include "cli/report_jobs.hpp"
 #include "cli/slurm_cluster.hpp"
 #include "cli_fixtures.hpp"
+#include "health_fixture.hpp"
 #include "placement/placement_score.hpp"
 
 using namespace fabricfit;
@@ -247,4 +248,47 @@ TEST(HtmlReport, CaptionNamesThePatternTheSharesAreFor) {
   EXPECT_EQ(row_of(page, "54")[6], share(PatternKind::Ring));
   EXPECT_EQ(pattern_words(parse_comm_pattern("tp=2,pp=1,dp=4")),
             "tensor/pipeline/data parallel tp=2,pp=1,dp=4");
+}
+
+// Issue 29: hosts whose HCA link and leaf groups whose uplinks are not healthy are marked in
+// colour and in words, with a legend entry; without a health file there is no mark at all.
+TEST(HtmlReport, UnhealthyHcaLinksAndUplinksAreMarkedWithALegend) {
+  const Fabric f = fabric();
+  const LocalityIndex index(f);
+  const GpuState gpus = GpuState::uniform(index.host_count(), 8);
+  const std::string second_leaf = f.leaf_groups[1].name;
+  const HealthFile health =
+      fabricfit::testing::health_file_of(f, {{.host = "gpu002", .state = HealthState::Flapping},
+                                             {.leaf = second_leaf, .state = HealthState::Down}});
+  const std::string page = html_report(f, index, gpus, {}, "c", &health);
+
+  const std::regex host(
+      "<div class=\"host free unhealthy\" data-host=\"gpu002\"[^>]*>.*?<span "
+      "class=\"health-mark\">flapping</span></div>");
+  EXPECT_TRUE(std::regex_search(page, host)) << page;
+  EXPECT_EQ(page.find("data-host=\"gpu001\" title=\"gpu001: 8 of 8 GPUs free;"), std::string::npos)
+      << "a healthy host is not marked";
+  EXPECT_NE(page.find("<div class=\"host free\" data-host=\"gpu001\""), std::string::npos);
+  EXPECT_NE(page.find("<div class=\"leaf-group unhealthy\" data-name=\"" + second_leaf + "\""),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<div class=\"leaf-group\" data-name=\"" + f.leaf_groups[0].name + "\""),
+            std::string::npos);
+  const std::string text = visible_text(page);
+  EXPECT_NE(text.find(second_leaf + " \u26a0 1 uplink(s) down"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu002 8/8 flapping"), std::string::npos) << text;
+  EXPECT_NE(text.find("HCA link or uplinks not healthy"), std::string::npos) << "the legend";
+  EXPECT_NE(between(page, "<ul id=\"unhealthy\">", "</ul>").find("flapping since 900 (LinkDownedCounter 3"),
+            std::string::npos);
+  EXPECT_NE(between(page, "<p id=\"summary\">", "</p>").find("2 link(s) not healthy at health sweep 7"),
+            std::string::npos);
+
+  const std::string plain = html_report(f, index, gpus, {}, "c");
+  for (const char* mark : {"leaf-group unhealthy", "unhealthy\" data-host", "<span class=\"health-mark\">",
+                           "flapping", "not healthy", "id=\"unhealthy\""})
+    EXPECT_EQ(plain.find(mark), std::string::npos) << mark << " without a health file";
+  const HealthFile clean = fabricfit::testing::health_file_of(f, {});
+  const std::string all_healthy = html_report(f, index, gpus, {}, "c", &clean);
+  EXPECT_EQ(all_healthy.find("class=\"host free unhealthy"), std::string::npos);
+  EXPECT_NE(between(all_healthy, "<ul id=\"unhealthy\">", "</ul>").find("none"), std::string::npos);
 }
