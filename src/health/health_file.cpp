@@ -11,6 +11,7 @@
 #include "common/atomic_file.hpp"
 #include "common/byte_io.hpp"
 #include "common/crc32c.hpp"
+#include "common/file_header.hpp"
 
 namespace fabricfit {
 namespace {
@@ -172,14 +173,7 @@ HealthFile decode_body(std::string_view body) {
 
 std::string encode_health(const HealthFile& health) {
   const std::string body = encode_body(health);
-  ByteWriter w;
-  w.bytes().append(kMagic);
-  w.u32(kHealthVersion);
-  w.u32(0);
-  w.u64(body.size());
-  w.u32(crc32c(body));
-  w.u32(crc32c(w.bytes()));
-  return w.bytes() + body;
+  return encode_file_header(kMagic, kHealthVersion, body) + body;
 }
 
 HealthFile decode_health(std::string_view bytes, const std::string& origin) {

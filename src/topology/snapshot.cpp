@@ -14,6 +14,7 @@
 #include "common/atomic_file.hpp"
 #include "common/byte_io.hpp"
 #include "common/crc32c.hpp"
+#include "common/file_header.hpp"
 
 namespace fabricfit {
 namespace {
@@ -120,17 +121,6 @@ std::string encode_body(const Fabric& f, const SnapshotInfo& info) {
   }
   w.u32(static_cast<std::uint32_t>(f.warnings.size()));
   for (const std::string& s : f.warnings) w.str(s);
-  return std::move(w.bytes());
-}
-
-std::string encode_header(std::uint32_t version, std::string_view body) {
-  ByteWriter w;
-  w.bytes().append(kMagic);
-  w.u32(version);
-  w.u32(0);  // flags
-  w.u64(body.size());
-  w.u32(crc32c(body));
-  w.u32(crc32c(w.bytes()));
   return std::move(w.bytes());
 }
 
@@ -342,7 +332,7 @@ Snapshot decode_body(std::string_view body) {
 
 std::string encode_snapshot(const Fabric& fabric, const SnapshotInfo& info) {
   const std::string body = encode_body(fabric, info);
-  return encode_header(kSnapshotVersion, body) + body;
+  return encode_file_header(kMagic, kSnapshotVersion, body) + body;
 }
 
 bool looks_like_snapshot(std::string_view prefix) {

@@ -8,8 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/byte_io.hpp"
-#include "common/crc32c.hpp"
+#include "common/file_header.hpp"
 #include "health/health_file.hpp"
 
 namespace {
@@ -29,16 +28,10 @@ void try_decode(std::string_view bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   try_decode(input);
-  fabricfit::ByteWriter w;
-  w.bytes().append(
-      "\x89"
-      "FFHLTH\n",
-      8);
-  w.u32(fabricfit::kHealthVersion);
-  w.u32(0);
-  w.u64(input.size());
-  w.u32(fabricfit::crc32c(input));
-  w.u32(fabricfit::crc32c(w.bytes()));
-  try_decode(w.bytes() + std::string(input));
+  try_decode(fabricfit::encode_file_header(std::string_view("\x89"
+                                                            "FFHLTH\n",
+                                                            8),
+                                           fabricfit::kHealthVersion, input) +
+             std::string(input));
   return 0;
 }

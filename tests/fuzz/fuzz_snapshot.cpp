@@ -8,8 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/byte_io.hpp"
-#include "common/crc32c.hpp"
+#include "common/file_header.hpp"
 #include "topology/snapshot.hpp"
 
 namespace {
@@ -53,17 +52,11 @@ void try_decode(std::string_view bytes) {
 }
 
 std::string with_valid_header(std::string_view body) {
-  fabricfit::ByteWriter h;
-  h.bytes().append(
-      "\x89"
-      "FFSNAP\n",
-      8);
-  h.u32(fabricfit::kSnapshotVersion);
-  h.u32(0);
-  h.u64(body.size());
-  h.u32(fabricfit::crc32c(body));
-  h.u32(fabricfit::crc32c(h.bytes()));
-  return h.bytes() + std::string(body);
+  return fabricfit::encode_file_header(std::string_view("\x89"
+                                                        "FFSNAP\n",
+                                                        8),
+                                       fabricfit::kSnapshotVersion, body) +
+         std::string(body);
 }
 
 }  // namespace
