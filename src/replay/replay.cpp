@@ -100,7 +100,9 @@ class Simulation {
     const double t0 = jobs_.front().submit_s;
     double t_prev = t0, frag_now = 0, frag_integral = 0, idle_fit_gpu_s = 0, over_s = 0;
     std::size_t next = 0;
-    // Jobs a fault sent back to the queue wait on the ticks that clear the fabric.
+    // Until nothing runs, arrives or retries; fault ticks keep it going only while jobs wait
+    // (a job a fault sent back waits on the ticks that clear the fabric): with none
+    // pending they change nothing anyone waits for, and with none left the rest never starts.
     while (next < jobs_.size() || !departures_.empty() || !retries_.empty() ||
            (!pending_.empty() && !ticks_.empty())) {
       double t = next < jobs_.size() ? jobs_[next].submit_s : kInf;
@@ -140,10 +142,6 @@ class Simulation {
       changed |= schedule(t);
       if (changed) frag_now = measure_fragmentation(index_, gpus_, frag_).frag;
       idle_fit_now_ = idle_while_fit();
-      // The rest never starts (fault ticks left then change nothing anyone waits for).
-      if (departures_.empty() && next >= jobs_.size() && retries_.empty() &&
-          (pending_.empty() || ticks_.empty()))
-        break;
     }
     result_.unplaceable += static_cast<int>(pending_.size());
 
