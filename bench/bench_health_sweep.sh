@@ -31,14 +31,8 @@ sim() { (cd "$work" && IBSIM_SOCKNAME=$sock SIM_HOST=$attach OSM_TMP_DIR=$work O
 sim opensm --once -f "$work/osm.log" -s 0 > /dev/null 2>&1
 sim "$FABRICFIT" discover -o "$work/fabric.snapshot" > /dev/null
 : > "$work/fabricfit.conf"
-seconds() {
-  local start end
-  start=$(date +%s%N)
-  "$@" > /dev/null 2> "$work/last.err" || { echo "failed: $* ($(tail -2 "$work/last.err"))" >&2; return 1; }
-  end=$(date +%s%N)
-  echo "scale=3; ($end - $start) / 1000000000" | bc
-}
-median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m }'; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 ours=() theirs=()
 for ((i = 0; i < runs; i++)); do
   ours+=("$(seconds sim "$FABRICFIT" health --sweep --quiet --conf "$work/fabricfit.conf" --snapshot "$work/fabric.snapshot")")

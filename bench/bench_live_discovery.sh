@@ -46,14 +46,8 @@ shape() {
   esac
 }
 
-seconds() {  # seconds CMD...: wall time of one run (fails if the command fails)
-  local start end
-  start=$(date +%s%N)
-  "$@" > /dev/null 2> "$work/last.err" || { echo "failed: $* ($(tail -2 "$work/last.err"))" >&2; return 1; }
-  end=$(date +%s%N)
-  echo "scale=3; ($end - $start) / 1000000000" | bc
-}
-median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m }'; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 printf '%-7s %-7s %-8s %12s %16s %7s\n' hosts nodes max_smps "ours (s)" "ibnetdiscover (s)" ratio
 for hosts in $sizes; do

@@ -7,6 +7,7 @@
 // output (scontrol show job/nodes --json).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -33,7 +34,7 @@ using nlohmann::json;
 struct ExplainOptions {
   std::string job_id;
   std::string snapshot;
-  std::string conf = "/etc/slurm/fabricfit.conf";
+  std::string conf = default_site_config_path(std::getenv("SLURM_CONF")).string();
   bool conf_given = false;  // --conf on the command line, not its default
   std::string pattern;
   std::string jobs_json, nodes_json;  // Slurm's JSON from files instead of scontrol

@@ -4,6 +4,7 @@
 // the health file beside the snapshot (atomically) and then reports; without, reports
 // what the last sweep wrote. Lists the links and hosts that are not healthy, with evidence.
 #include <fmt/format.h>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -18,7 +19,7 @@ namespace fabricfit::cli {
 namespace {
 
 struct HealthOptions {
-  std::string conf = "/etc/slurm/fabricfit.conf";
+  std::string conf = default_site_config_path(std::getenv("SLURM_CONF")).string();
   std::string snapshot;  // empty: the conf's SnapshotFile
   std::string health;    // empty: the conf's HealthFile, or beside the snapshot
   bool sweep = false;

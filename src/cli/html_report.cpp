@@ -135,7 +135,7 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}: fabric and "
       "GPUs, by fabricfit</title>\n<style>\n{15}</style></head><body>\n"
-      "<header><h1>{0}</h1>\n<p id=\"summary\">{1} hosts, {2} leaf groups, {3} rails, {4} tiers; {5} "
+      "<header><h1>{0}</h1>\n<p id=\"summary\">{1} hosts, {2} leaf groups, {3}, {4} tiers; {5} "
       "degraded link(s).{16} Fabric: {14}</p>\n<p class=\"key\">hosts (name, free/total GPUs):<span "
       "class=\"free\"></span>free<span class=\"busy\"></span>busy<span class=\"stranded\"></span>stranded "
       "(partly busy)<span class=\"absent\"></span>not a GPU node{17}</p></header>\n<main>\n"
@@ -147,7 +147,8 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
       "<section id=\"jobs-section\" class=\"wide\"><h2>Jobs</h2>\n{12}</section>\n</main></body></html>\n",
       xml_escape(cluster.empty() ? std::string("Cluster (unnamed: fabricfit report --cluster NAME)")
                                  : "Cluster " + cluster),
-      fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
+      fabric.hosts.size(), fabric.leaf_groups.size(),
+      fabric.rails == 1 ? std::string("1 rail") : fmt::format("{} rails", fabric.rails), fabric.tiers,
       fabric.degraded_links.size(), fabric_html(fabric, index, gpus, marks), r.free_gpus, r.total_gpus,
       r.unusable, r.frag, degraded.empty() ? "<li>none</li>\n" : degraded, jobs_table(index, jobs),
       frag_history_svg(frag_history(index, gpus.total, jobs)),

@@ -185,6 +185,12 @@ SiteConfigLoad load_site_config_keeping_last_good(const std::filesystem::path& p
   return result;
 }
 
+std::filesystem::path default_site_config_path(const char* slurm_conf) {
+  if (slurm_conf == nullptr || *slurm_conf == '\0') return "/etc/slurm/fabricfit.conf";
+  const std::filesystem::path dir = std::filesystem::path(slurm_conf).parent_path();
+  return (dir.empty() ? std::filesystem::path(".") : dir) / "fabricfit.conf";
+}
+
 SiteConfig load_site_config(const std::filesystem::path& path) {
   const auto text = read_config_text(path);
   return text ? parse_site_config(*text, path.string()) : SiteConfig{};

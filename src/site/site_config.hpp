@@ -59,6 +59,11 @@ class ConfigError : public std::runtime_error {
 // Parses the text of a fabricfit.conf; `origin` names it in errors.
 [[nodiscard]] SiteConfig parse_site_config(const std::string& text, const std::string& origin);
 
+// Where the admin command looks for fabricfit.conf without --conf: beside slurm.conf as
+// slurmctld does (its get_extra_conf_path), so $SLURM_CONF's directory when set, else
+// /etc/slurm. `slurm_conf` is $SLURM_CONF (null or empty: unset).
+[[nodiscard]] std::filesystem::path default_site_config_path(const char* slurm_conf);
+
 // Reads a fabricfit.conf. A file that does not exist yields the defaults; one that
 // exists but cannot be read or parsed throws ConfigError (never a partial config).
 [[nodiscard]] SiteConfig load_site_config(const std::filesystem::path& path);

@@ -292,3 +292,19 @@ TEST(HtmlReport, UnhealthyHcaLinksAndUplinksAreMarkedWithALegend) {
   EXPECT_EQ(all_healthy.find("class=\"host free unhealthy"), std::string::npos);
   EXPECT_NE(between(all_healthy, "<ul id=\"unhealthy\">", "</ul>").find("none"), std::string::npos);
 }
+
+// The summary counts in English: "1 rail", "2 rails".
+TEST(HtmlReport, SummaryCountsRailsInTheSingularAndPlural) {
+  Fabric one = fabric();
+  one.rails = 1;
+  const LocalityIndex index(one);
+  const GpuState gpus = GpuState::uniform(index.host_count(), 8);
+  const std::string summary = between(html_report(one, index, gpus, {}, "c"), "<p id=\"summary\">", "</p>");
+  EXPECT_NE(summary.find(", 1 rail, "), std::string::npos) << summary;
+  Fabric two = fabric();
+  two.rails = 2;
+  const LocalityIndex index2(two);
+  EXPECT_NE(
+      between(html_report(two, index2, gpus, {}, "c"), "<p id=\"summary\">", "</p>").find(", 2 rails, "),
+      std::string::npos);
+}

@@ -137,3 +137,12 @@ TEST(SiteConfig, LocalityWaitTwoWordSettings) {
   expect_two_words("LocalityWaitEstimate", "limit", "history",
                    &fabricfit::SiteConfig::locality_wait_history_estimate);
 }
+
+// The admin command finds fabricfit.conf where slurmctld does: beside slurm.conf.
+TEST(SiteConfig, DefaultPathIsBesideSlurmConf) {
+  using fabricfit::default_site_config_path;
+  EXPECT_EQ(default_site_config_path(nullptr), "/etc/slurm/fabricfit.conf");
+  EXPECT_EQ(default_site_config_path(""), "/etc/slurm/fabricfit.conf");
+  EXPECT_EQ(default_site_config_path("/srv/lab/etc/slurm.conf"), "/srv/lab/etc/fabricfit.conf");
+  EXPECT_EQ(default_site_config_path("slurm.conf"), "./fabricfit.conf");
+}

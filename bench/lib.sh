@@ -1,0 +1,18 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Wall-time helpers shared by the shell benchmarks. Source it after setting `work` (a
+# scratch directory: the last failing command's stderr goes to $work/last.err).
+
+# seconds CMD...: wall time of one run, in seconds (fails, with the command's last stderr
+# lines, if the command fails).
+seconds() {
+  local start end
+  start=$(date +%s%N)
+  "$@" > /dev/null 2> "$work/last.err" || { echo "failed: $* ($(tail -2 "$work/last.err"))" >&2; return 1; }
+  end=$(date +%s%N)
+  echo "scale=3; ($end - $start) / 1000000000" | bc
+}
+
+# median: the median of the numbers on stdin, one per line, to three decimals.
+median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m }'; }
