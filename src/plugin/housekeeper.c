@@ -11,6 +11,7 @@
 #include "src/common/log.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "health_watch.h"
 #include "housekeeper.h"
 #include "placement_record.h"
 #include "running_count.h"
@@ -86,6 +87,8 @@ static void *_keep_house(void *arg)
 			last_second = now;
 			/* A new snapshot is loaded here, off slurmctld's locks. */
 			ffg_snapshot_poll(ctx->watch);
+			/* And a new health file, off them too. */
+			ffg_health_poll(ctx->health);
 			/* Forget the running jobs that ended, count new ones. */
 			ffg_running_recount(ctx);
 		}
