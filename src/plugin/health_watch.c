@@ -218,6 +218,13 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 	if (!engine_locked)
 		pthread_rwlock_wrlock(&ctx->engine_lock);
 	slurm_mutex_lock(&w->lock);
+	/* The housekeeper calls this beside ffg_free_engine: the engine may be gone now. */
+	if (!ctx->engine) {
+		slurm_mutex_unlock(&w->lock);
+		if (!engine_locked)
+			pthread_rwlock_unlock(&ctx->engine_lock);
+		return;
+	}
 	w->news = 0;
 	if (w->applied_version != w->version || w->applied_generation != ctx->engine_generation) {
 		/* In memory: the view over the engine's fabric (no file is read here). */

@@ -89,6 +89,9 @@ static void *_keep_house(void *arg)
 			ffg_snapshot_poll(ctx->watch);
 			/* And a new health file, off them too. */
 			ffg_health_poll(ctx->health);
+			/* Applied here too, not only at the next decision: the log line and
+			 * scontrol show topology tell the admin now (engine lock only). */
+			ffg_health_apply(ctx, false);
 			/* Forget the running jobs that ended, count new ones. */
 			ffg_running_recount(ctx);
 		}

@@ -268,8 +268,11 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 	if (rc == SLURM_SUCCESS) {
 		/* The share kept beside running jobs, --switches and the locality wait's
 		 * verdict: in both log lines. */
-		if (!reason[0])
+		if (!reason[0]) {
 			_move_word(note, " uplink_share=", switches, sizeof(switches));
+			/* Kept off or took an unhealthy link: in the placement record too. */
+			_move_word(note, " health=", switches, sizeof(switches));
+		}
 		_apply_switches(ctx, topo_eval, switches, sizeof(switches));
 		ffg_wait_end(ctx, topo_eval, saved ? &request : NULL, test_only, switches,
 			     sizeof(switches));
