@@ -204,6 +204,11 @@ extern void ffg_health_watch_set(ffg_health_watch_t *w, const char *path, long m
 	ffg_health_poll(w);
 }
 
+extern bool ffg_health_news(ffg_health_watch_t *w)
+{
+	return w && __atomic_load_n(&w->news, __ATOMIC_ACQUIRE);
+}
+
 extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 {
 	ffg_health_watch_t *w = ctx->health;
@@ -218,7 +223,7 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 	if (!engine_locked)
 		pthread_rwlock_wrlock(&ctx->engine_lock);
 	slurm_mutex_lock(&w->lock);
-	/* The housekeeper calls this beside ffg_free_engine: the engine may be gone now. */
+	/* The housekeeper's call may come after ffg_free_engine. */
 	if (!ctx->engine) {
 		slurm_mutex_unlock(&w->lock);
 		if (!engine_locked)

@@ -25,6 +25,9 @@ extern void ffg_health_watch_set(ffg_health_watch_t *watch, const char *path, lo
 /* The housekeeper's, once a second: reads the file if it changed (off every lock). */
 extern void ffg_health_poll(ffg_health_watch_t *watch);
 
+/* Whether a poll read something ffg_health_apply has not put in the engine yet. */
+extern bool ffg_health_news(ffg_health_watch_t *watch);
+
 /*
  * Puts the health view in the engine when the file, its staleness or the engine changed
  * since the last call (cheap otherwise). Under slurmctld's locks; takes engine_lock for
