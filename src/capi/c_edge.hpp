@@ -62,6 +62,8 @@ inline void fill_settings(const SiteConfig& c, SiteConfigLoad::Source source, ff
   out->locality_wait_comm_share = c.locality_wait_comm_share;
   out->locality_wait_static_routing = c.locality_wait_static_routing ? 1 : 0;
   out->locality_wait_history_estimate = c.locality_wait_history_estimate ? 1 : 0;
+  copy_out(c.health_file, out->health_file, sizeof out->health_file);
+  out->health_max_age_s = c.health_max_age_s;
   using Source = SiteConfigLoad::Source;
   copy_out(source == Source::File       ? "file"
            : source == Source::LastGood ? "last-good"

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "placement/job_request.hpp"
 #include "placement/locality_index.hpp"
 #include "placement/runtime/runtime_model.hpp"
+#include "placement/selection/health_avoidance.hpp"
 #include "placement/selection/placement_policy.hpp"
 #include "placement/selection/selector.hpp"
 #include "topology/snapshot.hpp"
@@ -32,6 +34,32 @@ namespace {
 
 using fabricfit::capi::copy_out;
 using fabricfit::capi::guarded;
+
+// The selector as a policy for place_keeping_off_unhealthy, keeping each decision it made
+// (the score of the one placed goes into the summary).
+class DecidingPolicy final : public fabricfit::PlacementPolicy {
+ public:
+  explicit DecidingPolicy(fabricfit::FabricfitSelector& selector) : selector_(selector) {}
+  [[nodiscard]] std::string name() const override { return selector_.name(); }
+  [[nodiscard]] std::optional<fabricfit::Allocation> place(const fabricfit::PlacementContext& ctx,
+                                                           const fabricfit::JobRequest& request) override {
+    auto d = selector_.decide(ctx, request, 0, fabricfit::FabricfitSelector::ScoreDetail::Traffic);
+    if (!d) return std::nullopt;
+    decisions.push_back(std::move(*d));
+    return decisions.back().chosen.allocation;
+  }
+  // The decision that placed `a`.
+  [[nodiscard]] const fabricfit::Decision* of(const fabricfit::Allocation& a) const {
+    for (auto it = decisions.rbegin(); it != decisions.rend(); ++it) {
+      if (it->chosen.allocation.hosts == a.hosts && it->chosen.allocation.gpus == a.gpus) return &*it;
+    }
+    return nullptr;
+  }
+  std::vector<fabricfit::Decision> decisions;
+
+ private:
+  fabricfit::FabricfitSelector& selector_;
+};
 
 }  // namespace
 
@@ -185,8 +213,23 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
       ctx.running = &*running;
     }
     // The fragmentation figures of the score are for explain: placing never reads them.
-    const auto decision =
-        engine->selector.decide(ctx, job, 0, fabricfit::FabricfitSelector::ScoreDetail::Traffic);
+    std::optional<fabricfit::Decision> decision;
+    fabricfit::HealthAvoidance health;
+    if (engine->health.all_healthy()) {
+      decision = engine->selector.decide(ctx, job, 0, fabricfit::FabricfitSelector::ScoreDetail::Traffic);
+    } else {
+      DecidingPolicy policy(engine->selector);
+      const auto a = fabricfit::place_keeping_off_unhealthy(policy, ctx, job, engine->health, &health);
+      if (health.waits_for_healthy) {
+        copy_out("health=waits", summary, summary_len);
+        return FF_EHEALTH;
+      }
+      if (a) {
+        const fabricfit::Decision* d = policy.of(*a);
+        if (d == nullptr) throw std::logic_error("the placement kept off unhealthy links has no decision");
+        decision = *d;
+      }
+    }
     if (!decision) return FF_ENOFIT;
     const auto& a = decision->chosen.allocation;
     const auto& s = decision->chosen.score;
@@ -202,6 +245,8 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     fmt::format_to(out, " uplink_ms={:.3g}", 1000 * s.max_uplink_load);
     if (!s.bottleneck.empty()) fmt::format_to(out, " busiest_uplink={}", s.bottleneck);
     if (decision->uplink_share) fmt::format_to(out, " uplink_share={:.3g}", *decision->uplink_share);
+    if (health.kept_off) fmt::format_to(out, " health=kept_off");
+    if (health.took_degraded) fmt::format_to(out, " health=took_degraded");
     copy_out(std::string_view(line.data(), line.size()), summary, summary_len);
     return FF_OK;
   });

@@ -19,6 +19,7 @@
 #include "placement/gpu_state.hpp"
 #include "placement/locality_index.hpp"
 #include "placement/runtime/runtime_model.hpp"
+#include "placement/selection/health_avoidance.hpp"
 #include "placement/selection/selector.hpp"
 #include "placement/traffic_matrix.hpp"
 #include "topology/snapshot.hpp"
@@ -69,6 +70,9 @@ struct ff_engine {
   fabricfit::FabricfitSelector selector;
   std::vector<int> rank;
   fabricfit::GpuState gpus;  // reused across decisions
+  // The fabric's health placement keeps multi-host jobs off (ff_engine_use_health; empty:
+  // all healthy). Replaced where the engine is (slurmctld's locks held).
+  fabricfit::FabricHealthView health;
   // The split jobs running now (by Slurm job id): what their traffic is, and their peak
   // uplink demands under the current routing; their max-min fair sharing of the uplinks is
   // what the locality wait asks what a split would get beside (running_api.cpp,

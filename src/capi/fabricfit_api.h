@@ -42,6 +42,8 @@ typedef struct ff_settings {
   double locality_wait_comm_share;    /* LocalityWaitCommShare: the run-time model's f */
   int locality_wait_static_routing;   /* LocalityWaitRouting=static (else ecmp) */
   int locality_wait_history_estimate; /* LocalityWaitEstimate=history (else limit) */
+  char health_file[FF_PATH_MAX];      /* HealthFile; "": beside the snapshot (ff_health_path) */
+  long health_max_age_s;              /* HealthMaxAge: seconds; 0 = never stale */
 } ff_settings_t;
 
 /* Parses a --comm-pattern value; FF_EINVAL, with the reason in `err`, for a bad one. */
@@ -134,6 +136,10 @@ typedef struct ff_request {
  * ff_engine_running_add (the plan that leaves it the largest share of its uplinks, among
  * the equally whole and healthy ones: "uplink_share=" in the summary).
  * FF_ENOFIT when nothing fits; FF_EINVAL for a request that makes no sense.
+ * With a health view (ff_engine_use_health), multi-host jobs are kept off unhealthy
+ * links: the summary then ends in " health=kept_off" (placed off a link it would have
+ * crossed) or " health=took_degraded" (only placements across a degraded link fitted);
+ * FF_EHEALTH, summary "health=waits", when only placements across a failing link fit.
  */
 int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsigned char* allowed,
                     const int* free_gpus, const int* total_gpus, int* chosen, unsigned* nchosen,
@@ -145,6 +151,40 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
  */
 int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, const int* total_gpus,
                             double* share, double* unusable_gpus, char* err, size_t err_len);
+
+/* ---- the fabric's health in placement (slurmctld; placement/selection/health_view.hpp) ---- */
+
+enum {
+  FF_EHEALTH = 5, /* only placements across a failing link fit now: the job stays pending */
+};
+
+/* A health file as `fabricfit health --sweep` wrote it, read and checked. */
+typedef struct ff_health ff_health_t;
+
+/* The health file slurmctld reads: `settings`' HealthFile, else the one beside its snapshot. */
+void ff_health_path(const ff_settings_t* settings, char* out, size_t out_len);
+/*
+ * Reads a health file (off slurmctld's locks: it reads the disk). On failure *out is NULL,
+ * FF_EINVAL with the file and the reason in `err` (missing, truncated, corrupt, another
+ * version).
+ */
+int ff_health_load(const char* path, ff_health_t** out, char* err, size_t err_len);
+void ff_health_free(ff_health_t* health);
+/* 1 when the file's last sweep is older than max_age_s at `now` (max_age_s 0: never). */
+int ff_health_stale(const ff_health_t* health, long now, long max_age_s);
+/* When the file's last sweep ended (seconds since the epoch); 0 for NULL. */
+long ff_health_sweep_time(const ff_health_t* health);
+/*
+ * Places by `health` from now on (NULL: all links healthy): ff_engine_place keeps
+ * multi-host jobs off hosts whose HCA link and leaf groups whose uplinks are not healthy
+ * (docs/placement.md, "Faults"). Builds the view over the engine's fabric in memory (no
+ * file is read). FF_EINVAL, the engine's view unchanged, for a file of another fabric.
+ * Not locked: call it where the engine may be replaced (slurmctld's locks held).
+ */
+int ff_engine_use_health(ff_engine_t* engine, const ff_health_t* health, char* err, size_t err_len);
+/* "hosts_failing=1 hosts_degraded=0 leaf_groups_failing=0 leaf_groups_degraded=1" of the
+ * view in use ("none" when all is healthy). */
+void ff_engine_health_describe(const ff_engine_t* engine, char* out, size_t out_len);
 
 /* ---- a Slurm job's request (placement/slurm/slurm_request.hpp) ---- */
 

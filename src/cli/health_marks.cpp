@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <unordered_map>
 
 #include "cli/health_report.hpp"
 #include "health/health_file.hpp"
+#include "placement/selection/health_view.hpp"
 
 namespace fabricfit::cli {
 
@@ -18,35 +18,15 @@ bool HealthMarks::empty() const {
 }
 
 HealthMarks health_marks(const Fabric& f, const HealthFile& health) {
+  const HealthLinkMatch match = match_health_links(f, health);
   HealthMarks m;
-  m.hosts.resize(f.hosts.size());
-  m.uplinks.resize(f.leaf_groups.size());
-  std::unordered_map<std::uint64_t, Vertex> by_guid;
-  for (Vertex v = 0; v < boost::num_vertices(f.graph); ++v)
-    if (f.graph[v].guid != 0) by_guid.emplace(f.graph[v].guid, v);
-  const auto vertex = [&](std::uint64_t guid) -> const VertexProps* {
-    const auto it = by_guid.find(guid);
-    return it == by_guid.end() ? nullptr : &f.graph[it->second];
+  const auto copy = [&](const std::vector<std::vector<std::size_t>>& from, auto& to) {
+    to.resize(from.size());
+    for (std::size_t i = 0; i < from.size(); ++i)
+      for (const std::size_t l : from[i]) to[i].push_back(health.links[l]);
   };
-  const auto leaf_group_of_uplink = [](const VertexProps* leaf, const VertexProps* other) {
-    if (leaf == nullptr || other == nullptr || leaf->kind != VertexKind::Switch ||
-        other->kind != VertexKind::Switch || leaf->tier != SwitchTier::Leaf ||
-        other->tier == SwitchTier::Leaf)
-      return -1;
-    return leaf->leaf_group;
-  };
-  for (const LinkStatus& l : health.links) {
-    if (l.state == HealthState::Healthy) continue;
-    if (!l.host.empty()) {
-      if (const auto h = f.host_index(l.host)) m.hosts[static_cast<std::size_t>(*h)].push_back(l);
-      continue;
-    }
-    const VertexProps* a = vertex(l.a_guid);
-    const VertexProps* b = vertex(l.b_guid);
-    const int g = std::max(leaf_group_of_uplink(a, b), leaf_group_of_uplink(b, a));
-    if (g >= 0 && static_cast<std::size_t>(g) < m.uplinks.size())
-      m.uplinks[static_cast<std::size_t>(g)].push_back(l);
-  }
+  copy(match.hosts, m.hosts);
+  copy(match.uplinks, m.uplinks);
   return m;
 }
 

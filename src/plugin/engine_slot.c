@@ -15,6 +15,7 @@
 #include "src/common/xstring.h"
 
 #include "engine_slot.h"
+#include "health_watch.h"
 #include "node_map.h"
 #include "placement_record.h"
 #include "snapshot_watch.h"
@@ -32,6 +33,7 @@ static void _adopt(ffg_ctx_t *ctx, ff_engine_t *fresh, const char *status)
 	if (!++ctx->engine_generation)
 		ctx->engine_generation = 1; /* 0 means none */
 	ffg_map_nodes(ctx);
+	ffg_health_apply(ctx, true); /* the view over the new fabric */
 	pthread_rwlock_unlock(&ctx->engine_lock);
 	snprintf(ctx->engine_status, sizeof(ctx->engine_status), "%s", status);
 }
@@ -51,6 +53,7 @@ extern void ffg_refresh_engine(ffg_ctx_t *ctx)
 		_adopt(ctx, fresh, status);
 	else if (status_changed)
 		snprintf(ctx->engine_status, sizeof(ctx->engine_status), "%s", status);
+	ffg_health_apply(ctx, false); /* cheap unless the health file changed */
 }
 
 extern void ffg_load_engine_now(ffg_ctx_t *ctx)
@@ -66,6 +69,11 @@ extern void ffg_load_engine_now(ffg_ctx_t *ctx)
 	for (int i = 0; (node_ptr = next_node(&i)); i++)
 		names[count++] = node_ptr->name;
 
+	if (ctx->health) {
+		char health_path[FF_PATH_MAX];
+		ff_health_path(&ctx->settings, health_path, sizeof(health_path));
+		ffg_health_watch_set(ctx->health, health_path, ctx->settings.health_max_age_s);
+	}
 	if (slurm_conf.state_save_location)
 		xstrfmtcat(keep, "%s/fabricfit.snapshot.last-good", slurm_conf.state_save_location);
 	fresh = ffg_snapshot_load_now(ctx->watch, ctx->settings.snapshot_file, keep, names, count,
@@ -78,6 +86,7 @@ extern void ffg_load_engine_now(ffg_ctx_t *ctx)
 		snprintf(ctx->engine_status, sizeof(ctx->engine_status), "%s", status);
 	else if (ctx->engine && !ffg_map_current(ctx))
 		ffg_map_nodes(ctx);
+	ffg_health_apply(ctx, false);
 }
 
 extern void ffg_free_engine(ffg_ctx_t *ctx)

@@ -39,9 +39,9 @@ extern void ffg_fall_back(char *note, size_t note_len, char *reason, size_t reas
 		 quote ? "\"" : "");
 }
 
-extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, unsigned *nchosen, char *note,
-		       size_t note_len, ff_request_t *out, bool *read, char *reason,
-		       size_t reason_len)
+extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bool test_only,
+		       unsigned *nchosen, char *note, size_t note_len, ff_request_t *out,
+		       bool *read, bool *health_waits, char *reason, size_t reason_len)
 {
 	ffg_node_map_t *map = &ctx->map;
 	ff_engine_t *engine = ctx->engine;
@@ -53,6 +53,7 @@ extern bool ffg_choose(ffg_ctx_t *ctx, topology_eval_t *topo_eval, unsigned *nch
 
 	summary[0] = err[0] = '\0';
 	*read = false;
+	*health_waits = false;
 	if (!engine) {
 		ffg_fall_back(note, note_len, reason, reason_len, true, ctx->engine_status);
 		return false;
@@ -108,6 +109,14 @@ again:
 			     map->host_chosen, nchosen, summary, sizeof(summary), err, sizeof(err));
 	if (rc == FF_ENOFIT) {
 		ffg_fall_back(note, note_len, reason, reason_len, false, "no-fit");
+		return false;
+	} else if (rc == FF_EHEALTH && test_only) {
+		/* A trial or will-run: Slurm's own pick tells when it could start, not never. */
+		ffg_fall_back(note, note_len, reason, reason_len, false, "health-waits-trial");
+		return false;
+	} else if (rc == FF_EHEALTH) {
+		*health_waits = true;
+		snprintf(note, note_len, "placement=none %s", summary);
 		return false;
 	} else if (rc != FF_OK) {
 		ffg_fall_back(note, note_len, reason, reason_len, true, err);

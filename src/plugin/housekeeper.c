@@ -9,8 +9,10 @@
 #include "src/common/slurm_xlator.h"
 
 #include "src/common/log.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "health_watch.h"
 #include "housekeeper.h"
 #include "placement_record.h"
 #include "running_count.h"
@@ -86,6 +88,19 @@ static void *_keep_house(void *arg)
 			last_second = now;
 			/* A new snapshot is loaded here, off slurmctld's locks. */
 			ffg_snapshot_poll(ctx->watch);
+			/* And a new health file, off them too. */
+			ffg_health_poll(ctx->health);
+			/* Applied now, not only at the next decision, so the log and scontrol
+			 * show topology tell the admin at once. Decisions read the view under
+			 * slurmctld's node lock, not engine_lock: swap it under that lock. */
+			if (ffg_health_news(ctx->health)) {
+				slurmctld_lock_t node_write = {.node = WRITE_LOCK};
+
+				lock_slurmctld(node_write);
+				if (!ffg_shutting_down())
+					ffg_health_apply(ctx, false);
+				unlock_slurmctld(node_write);
+			}
 			/* Forget the running jobs that ended, count new ones. */
 			ffg_running_recount(ctx);
 		}

@@ -16,9 +16,10 @@
 
 #include "fabricfit_api.h"
 
-typedef struct ffg_records ffg_records_t;	/* record_notes.h */
-typedef struct ffg_watch ffg_watch_t;		/* snapshot_watch.c */
-typedef struct ffg_eval_state ffg_eval_state_t; /* topology_eval_state.c */
+typedef struct ffg_records ffg_records_t;	    /* record_notes.h */
+typedef struct ffg_watch ffg_watch_t;		    /* snapshot_watch.c */
+typedef struct ffg_health_watch ffg_health_watch_t; /* health_watch.c */
+typedef struct ffg_eval_state ffg_eval_state_t;	    /* topology_eval_state.c */
 
 /*
  * Slurm's node table mapped onto the fabric's hosts (topology_node_map.c), made again when
@@ -90,6 +91,7 @@ typedef struct ffg_ctx {
 	ffg_records_t *records;
 	ff_running_scan_t *scan; /* the housekeeper's scans of the job list (running_count.c) */
 	ffg_watch_t *watch;
+	ffg_health_watch_t *health; /* the health file (health_watch.c) */
 	ffg_eval_state_t *eval_state;
 	ffg_decision_order_t order;
 	ffg_keeper_t keeper;

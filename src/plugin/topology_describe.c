@@ -17,6 +17,7 @@
 #include "src/common/xstring.h"
 
 #include "fabricfit_api.h"
+#include "health_watch.h"
 #include "node_map.h"
 #include "snapshot_watch.h"
 #include "topology_glue.h"
@@ -95,6 +96,13 @@ extern char *ffg_describe(ffg_ctx_t *ctx, char **fabric)
 		   settings->locality_wait_history_estimate ? "history" : "limit");
 	xstrfmtcat(out, "Placement=%s Snapshot=\"%s\"\n",
 		   ctx->engine ? "fabricfit" : "slurm-default", status);
+	if (running_in_slurmctld() && ctx->health) {
+		char health[FF_PATH_MAX + 1024], avoiding[256];
+		ffg_health_status(ctx->health, health, sizeof(health));
+		ff_engine_health_describe(ctx->engine, avoiding, sizeof(avoiding));
+		xstrfmtcat(out, "%s HealthMaxAge=%ld Avoiding=\"%s\"\n", health,
+			   settings->health_max_age_s, avoiding);
+	}
 	if (ctx->engine && running_in_slurmctld()) {
 		char *mismatch = ffg_mismatch_text(ctx, false);
 		if (mismatch)

@@ -219,7 +219,7 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 	ffg_eval_state_t *saved = NULL;
 	bitstr_t *candidates = NULL;
 	unsigned nchosen = 0;
-	bool test_only = _test_only(topo_eval), read = false;
+	bool test_only = _test_only(topo_eval), read = false, health_waits = false;
 	int rc;
 
 	note[0] = reason[0] = switches[0] = '\0';
@@ -233,8 +233,8 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 		FREE_NULL_BITMAP(candidates);
 		return SLURM_ERROR;
 	}
-	if (ffg_choose(ctx, topo_eval, &nchosen, note, sizeof(note), &request, &read, reason,
-		       sizeof(reason))) {
+	if (ffg_choose(ctx, topo_eval, test_only, &nchosen, note, sizeof(note), &request, &read,
+		       &health_waits, reason, sizeof(reason))) {
 		bit_clear_all(topo_eval->node_map);
 		for (unsigned k = 0; k < nchosen; k++)
 			bit_set(topo_eval->node_map,
@@ -245,6 +245,17 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 			ffg_fall_back(note, sizeof(note), reason, sizeof(reason), true,
 				      "an evaluation within an evaluation");
 		}
+	}
+	if (health_waits) {
+		/* No nodes now: the job stays pending until a placement off failing links fits. */
+		_log_decision(ctx, topo_eval, candidates, read ? &request.pattern : NULL,
+			      SLURM_ERROR, note);
+		if (_first_log(ctx, topo_eval->job_ptr))
+			info("fabricfit: %pJ waits: only placements across a failing link fit now "
+			     "(health=waits)",
+			     topo_eval->job_ptr);
+		FREE_NULL_BITMAP(candidates);
+		return SLURM_ERROR;
 	}
 	/* Slurm's common evaluator makes the final core/GPU pick within the nodes given. */
 	rc = common_topo_choose_nodes(topo_eval);
@@ -257,8 +268,11 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 	if (rc == SLURM_SUCCESS) {
 		/* The share kept beside running jobs, --switches and the locality wait's
 		 * verdict: in both log lines. */
-		if (!reason[0])
+		if (!reason[0]) {
 			_move_word(note, " uplink_share=", switches, sizeof(switches));
+			/* Kept off or took an unhealthy link: in the placement record too. */
+			_move_word(note, " health=", switches, sizeof(switches));
+		}
 		_apply_switches(ctx, topo_eval, switches, sizeof(switches));
 		ffg_wait_end(ctx, topo_eval, saved ? &request : NULL, test_only, switches,
 			     sizeof(switches));

@@ -27,6 +27,7 @@
 
 #include "engine_slot.h"
 #include "fabricfit_api.h"
+#include "health_watch.h"
 #include "housekeeper.h"
 #include "node_map.h"
 #include "placement_record.h"
@@ -90,6 +91,7 @@ extern int ffg_init(ffg_ctx_t *ctx)
 	_load_settings(ctx);
 	if (running_in_slurmctld()) {
 		ctx->watch = ffg_snapshot_watch_new();
+		ctx->health = ffg_health_watch_new();
 		ctx->records = ffg_records_new();
 		ctx->eval_state = ffg_eval_state_new();
 		if (!(ctx->scan = ff_running_scan_new()))
@@ -114,6 +116,8 @@ extern void ffg_fini(ffg_ctx_t *ctx)
 	ctx->records = NULL;
 	ffg_snapshot_watch_free(ctx->watch);
 	ctx->watch = NULL;
+	ffg_health_watch_free(ctx->health);
+	ctx->health = NULL;
 	ff_running_scan_free(ctx->scan);
 	ctx->scan = NULL;
 	ffg_waits_free(&ctx->waits);

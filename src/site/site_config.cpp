@@ -108,6 +108,11 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       config.locality_wait_history_estimate = *on;
     } else if (key_is(key, "HealthFile")) {
       config.health_file = std::string(value);
+    } else if (key_is(key, "HealthMaxAge")) {
+      // Seconds since the health file's last sweep after which placement ignores it.
+      const auto n = parse_int(value, 0, 7 * 24 * 3600);
+      if (!n) fail(fmt::format("HealthMaxAge={} is not a number of seconds from 0 to 604800", value));
+      config.health_max_age_s = *n;
     } else if (is_health_key(key)) {
       if (auto error = parse_health_setting(key, value, config.health); !error.empty()) fail(error);
     } else if (key_is(key, "DebugFlags")) {

@@ -18,6 +18,9 @@ struct SiteConfig {
   // HealthFile: where `fabricfit health` keeps the fabric's health; empty: beside the
   // snapshot (fabric.snapshot -> fabric.health).
   std::string health_file;
+  // HealthMaxAge: seconds after its last sweep when slurmctld stops placing by the health
+  // file (the sweeps stopped: its states are no longer news); 0: never.
+  int health_max_age_s = 180;
   // Health* keys: when a link is unhealthy (health/health_thresholds.hpp).
   HealthThresholds health;
   // Pattern assumed for multi-node jobs submitted without --comm-pattern.

@@ -146,3 +146,15 @@ TEST(SiteConfig, DefaultPathIsBesideSlurmConf) {
   EXPECT_EQ(default_site_config_path("/srv/lab/etc/slurm.conf"), "/srv/lab/etc/fabricfit.conf");
   EXPECT_EQ(default_site_config_path("slurm.conf"), "./fabricfit.conf");
 }
+
+TEST(SiteConfig, HealthMaxAgeIsSecondsWithFileAndLineErrors) {
+  EXPECT_EQ(parse_site_config("", "x").health_max_age_s, 180);
+  EXPECT_EQ(parse_site_config("HealthMaxAge=0\n", "x").health_max_age_s, 0);
+  EXPECT_EQ(parse_site_config("healthmaxage=600\n", "x").health_max_age_s, 600);
+  EXPECT_EQ(config_error("\n\nHealthMaxAge=3m\n"),
+            "fabricfit.conf:3: HealthMaxAge=3m is not a number of seconds from 0 to 604800");
+  EXPECT_EQ(config_error("HealthMaxAge=-1\n"),
+            "fabricfit.conf:1: HealthMaxAge=-1 is not a number of seconds from 0 to 604800");
+  EXPECT_EQ(config_error("HealthMaxAge=604801\n"),
+            "fabricfit.conf:1: HealthMaxAge=604801 is not a number of seconds from 0 to 604800");
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The health file watcher (health_watch.h), run by the housekeeper thread. */
+
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+
+#include "health_watch.h"
+
+/* Which version of the file was read last: a new one has another of these. */
+typedef struct {
+	bool seen;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+} hstamp_t;
+
+struct ffg_health_watch {
+	pthread_mutex_t lock;
+	/* Under lock: */
+	char path[FF_PATH_MAX]; /* "": not watching */
+	long max_age_s;
+	hstamp_t tried;
+	ff_health_t *current; /* the last good file; NULL: none (all healthy) */
+	bool stale;	      /* current is older than max_age_s: not applied */
+	bool noted_missing;
+	unsigned version; /* counts the changes of what is to be applied */
+	char state[FF_PATH_MAX + 512];
+	/* The glue's (slurmctld's locks held): what the engine has. */
+	unsigned applied_version, applied_generation;
+	char applied_desc[256]; /* logged when it changes */
+	/* Read without the lock on the hot path: set under it. */
+	volatile int news;
+};
+
+static bool _stamp(const char *file, hstamp_t *out)
+{
+	struct stat st;
+
+	if (stat(file, &st) != 0)
+		return false;
+	out->seen = true;
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	out->size = st.st_size;
+	out->mtime = st.st_mtim;
+	return true;
+}
+
+static bool _same(const hstamp_t *a, const hstamp_t *b)
+{
+	return a->seen && b->seen && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+/* Something to apply changed (lock held). */
+static void _changed(ffg_health_watch_t *w)
+{
+	w->version++;
+	__atomic_store_n(&w->news, 1, __ATOMIC_RELEASE);
+}
+
+extern ffg_health_watch_t *ffg_health_watch_new(void)
+{
+	ffg_health_watch_t *w = xmalloc(sizeof(*w));
+
+	slurm_mutex_init(&w->lock);
+	w->applied_version = (unsigned)-1;
+	snprintf(w->state, sizeof(w->state), "not read");
+	return w;
+}
+
+extern void ffg_health_watch_free(ffg_health_watch_t *w)
+{
+	if (!w)
+		return;
+	ff_health_free(w->current);
+	slurm_mutex_destroy(&w->lock);
+	xfree(w);
+}
+
+/* Staleness of the file in use, now (lock held): logged once when it becomes stale. */
+static void _check_stale(ffg_health_watch_t *w, time_t now)
+{
+	bool stale = w->current && ff_health_stale(w->current, (long)now, w->max_age_s);
+
+	if (stale == w->stale)
+		return;
+	w->stale = stale;
+	if (stale) {
+		long age = (long)now - ff_health_sweep_time(w->current);
+		info("fabricfit: health file %s is stale (last sweep %lds ago, HealthMaxAge=%ld): "
+		     "ignored, placing as if every link is healthy",
+		     w->path, age, w->max_age_s);
+		snprintf(w->state, sizeof(w->state), "stale (last sweep %lds ago): ignored", age);
+	} else {
+		snprintf(w->state, sizeof(w->state), "in use (last sweep at %ld)",
+			 ff_health_sweep_time(w->current));
+	}
+	_changed(w);
+}
+
+extern void ffg_health_poll(ffg_health_watch_t *w)
+{
+	char file[FF_PATH_MAX], err[FF_PATH_MAX + 512];
+	hstamp_t now = {0};
+	ff_health_t *fresh = NULL;
+	int rc;
+
+	if (!w)
+		return;
+	slurm_mutex_lock(&w->lock);
+	if (!w->path[0]) {
+		slurm_mutex_unlock(&w->lock);
+		return;
+	}
+	snprintf(file, sizeof(file), "%s", w->path);
+	slurm_mutex_unlock(&w->lock);
+
+	/* Off every lock: stat, and the read when the file changed. */
+	if (!_stamp(file, &now)) {
+		slurm_mutex_lock(&w->lock);
+		if (!strcmp(file, w->path) && !w->noted_missing) {
+			w->noted_missing = true;
+			w->tried.seen = false; /* its return is a new version */
+			info("fabricfit: no health file at %s: placing as if every link is healthy",
+			     file);
+			snprintf(w->state, sizeof(w->state),
+				 "missing: every link taken as healthy");
+			ff_health_free(w->current);
+			w->current = NULL;
+			w->stale = false;
+			_changed(w);
+		}
+		slurm_mutex_unlock(&w->lock);
+		return;
+	}
+	slurm_mutex_lock(&w->lock);
+	if (_same(&now, &w->tried) || strcmp(file, w->path)) {
+		_check_stale(w, time(NULL));
+		slurm_mutex_unlock(&w->lock);
+		return;
+	}
+	w->tried = now;
+	slurm_mutex_unlock(&w->lock);
+
+	err[0] = '\0';
+	rc = ff_health_load(file, &fresh, err, sizeof(err));
+
+	slurm_mutex_lock(&w->lock);
+	if (strcmp(file, w->path)) { /* reconfigured meanwhile */
+		slurm_mutex_unlock(&w->lock);
+		ff_health_free(fresh);
+		return;
+	}
+	w->noted_missing = false;
+	if (rc != FF_OK) {
+		/* Once per version of the file: the next poll sees the same stamp. */
+		error("fabricfit: health file %s not read: %s; keeping the last good one", file,
+		      err);
+		snprintf(w->state, sizeof(w->state), "bad file (%s): %s", err,
+			 w->current ? "keeping the last good one" : "every link taken as healthy");
+	} else {
+		debug("fabricfit: health file %s read (last sweep at %ld)", file,
+		      ff_health_sweep_time(fresh));
+		ff_health_free(w->current);
+		w->current = fresh;
+		w->stale = false;
+		snprintf(w->state, sizeof(w->state), "in use (last sweep at %ld)",
+			 ff_health_sweep_time(fresh));
+		_changed(w);
+		_check_stale(w, time(NULL));
+	}
+	slurm_mutex_unlock(&w->lock);
+}
+
+extern void ffg_health_watch_set(ffg_health_watch_t *w, const char *path, long max_age_s)
+{
+	slurm_mutex_lock(&w->lock);
+	if (strcmp(path, w->path)) {
+		snprintf(w->path, sizeof(w->path), "%s", path);
+		w->tried.seen = false;
+		w->noted_missing = false;
+		ff_health_free(w->current);
+		w->current = NULL;
+		w->stale = false;
+		_changed(w);
+	}
+	if (max_age_s != w->max_age_s) {
+		w->max_age_s = max_age_s;
+		_changed(w);
+	}
+	slurm_mutex_unlock(&w->lock);
+	ffg_health_poll(w);
+}
+
+extern bool ffg_health_news(ffg_health_watch_t *w)
+{
+	return w && __atomic_load_n(&w->news, __ATOMIC_ACQUIRE);
+}
+
+extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
+{
+	ffg_health_watch_t *w = ctx->health;
+	char err[FF_PATH_MAX + 512] = "", desc[256] = "";
+
+	if (!w || !ctx->engine)
+		return;
+	if (!__atomic_load_n(&w->news, __ATOMIC_ACQUIRE) &&
+	    w->applied_generation == ctx->engine_generation)
+		return;
+	/* Lock order: engine_lock, then the watcher's (as in a new engine's adoption). */
+	if (!engine_locked)
+		pthread_rwlock_wrlock(&ctx->engine_lock);
+	slurm_mutex_lock(&w->lock);
+	/* The housekeeper's call may come after ffg_free_engine. */
+	if (!ctx->engine) {
+		slurm_mutex_unlock(&w->lock);
+		if (!engine_locked)
+			pthread_rwlock_unlock(&ctx->engine_lock);
+		return;
+	}
+	w->news = 0;
+	if (w->applied_version != w->version || w->applied_generation != ctx->engine_generation) {
+		/* In memory: the view over the engine's fabric (no file is read here). */
+		if (ff_engine_use_health(ctx->engine, w->stale ? NULL : w->current, err,
+					 sizeof(err)) != FF_OK) {
+			error("fabricfit: health file %s not used: %s; keeping the view in use",
+			      w->path, err);
+			snprintf(w->state, sizeof(w->state), "not used: %s", err);
+		} else {
+			ff_engine_health_describe(ctx->engine, desc, sizeof(desc));
+			if (w->current && !w->stale && strcmp(desc, w->applied_desc))
+				info("fabricfit: placing with health file %s: %s", w->path,
+				     !strcmp(desc, "none") ? "every link healthy" : desc);
+			snprintf(w->applied_desc, sizeof(w->applied_desc), "%s",
+				 w->current && !w->stale ? desc : "");
+		}
+		w->applied_version = w->version;
+		w->applied_generation = ctx->engine_generation;
+	}
+	slurm_mutex_unlock(&w->lock);
+	if (!engine_locked)
+		pthread_rwlock_unlock(&ctx->engine_lock);
+}
+
+extern void ffg_health_status(ffg_health_watch_t *w, char *out, size_t out_len)
+{
+	if (!w) {
+		snprintf(out, out_len, "none");
+		return;
+	}
+	slurm_mutex_lock(&w->lock);
+	snprintf(out, out_len, "HealthFile=%s State=\"%s\"", w->path[0] ? w->path : "(none)",
+		 w->state);
+	slurm_mutex_unlock(&w->lock);
+}
