@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +35,7 @@ struct ffg_health_watch {
 	ff_health_t *current; /* the last good file; NULL: none (all healthy) */
 	bool stale;	      /* current is older than max_age_s: not applied */
 	bool noted_missing;
+	bool noted_unreadable; /* stat failed for another reason than absence */
 	unsigned version; /* counts the changes of what is to be applied */
 	char state[FF_PATH_MAX + 512];
 	/* The glue's (slurmctld's locks held): what the engine has. */
@@ -128,7 +130,19 @@ extern void ffg_health_poll(ffg_health_watch_t *w)
 	slurm_mutex_unlock(&w->lock);
 
 	/* Off every lock: stat, and the read when the file changed. */
-	if (!_stamp(file, &now)) {
+	if (!_stamp(file, &now) && errno != ENOENT && errno != ENOTDIR) {
+		/* Unreadable is not absent (EACCES, EIO, a stale NFS handle): keep what we have. */
+		int e = errno;
+
+		slurm_mutex_lock(&w->lock);
+		if (!strcmp(file, w->path) && !w->noted_unreadable) {
+			w->noted_unreadable = true;
+			error("fabricfit: health file %s: cannot stat: %s; keeping the view in use",
+			      file, strerror(e));
+		}
+		slurm_mutex_unlock(&w->lock);
+		return;
+	} else if (!now.seen) {
 		slurm_mutex_lock(&w->lock);
 		if (!strcmp(file, w->path) && !w->noted_missing) {
 			w->noted_missing = true;
@@ -146,6 +160,7 @@ extern void ffg_health_poll(ffg_health_watch_t *w)
 		return;
 	}
 	slurm_mutex_lock(&w->lock);
+	w->noted_unreadable = false;
 	if (_same(&now, &w->tried) || strcmp(file, w->path)) {
 		_check_stale(w, time(NULL));
 		slurm_mutex_unlock(&w->lock);
@@ -214,8 +229,15 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 	ffg_health_watch_t *w = ctx->health;
 	char err[FF_PATH_MAX + 512] = "", desc[256] = "";
 
-	if (!w || !ctx->engine)
+	if (!w)
 		return;
+	if (!ctx->engine) {
+		/* Nothing to put it in (no snapshot loaded): a new engine applies it anyway. */
+		slurm_mutex_lock(&w->lock);
+		w->news = 0;
+		slurm_mutex_unlock(&w->lock);
+		return;
+	}
 	if (!__atomic_load_n(&w->news, __ATOMIC_ACQUIRE) &&
 	    w->applied_generation == ctx->engine_generation)
 		return;
@@ -225,6 +247,7 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 	slurm_mutex_lock(&w->lock);
 	/* The housekeeper's call may come after ffg_free_engine. */
 	if (!ctx->engine) {
+		w->news = 0;
 		slurm_mutex_unlock(&w->lock);
 		if (!engine_locked)
 			pthread_rwlock_unlock(&ctx->engine_lock);
@@ -240,6 +263,10 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 			snprintf(w->state, sizeof(w->state), "not used: %s", err);
 		} else {
 			ff_engine_health_describe(ctx->engine, desc, sizeof(desc));
+			/* A refusal said "not used"; this version is in use. */
+			if (w->current && !w->stale)
+				snprintf(w->state, sizeof(w->state), "in use (last sweep at %ld)",
+					 ff_health_sweep_time(w->current));
 			if (w->current && !w->stale && strcmp(desc, w->applied_desc))
 				info("fabricfit: placing with health file %s: %s", w->path,
 				     !strcmp(desc, "none") ? "every link healthy" : desc);
