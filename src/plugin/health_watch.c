@@ -7,7 +7,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -15,28 +14,20 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 
+#include "file_stamp.h"
 #include "health_watch.h"
-
-/* Which version of the file was read last: a new one has another of these. */
-typedef struct {
-	bool seen;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-} hstamp_t;
 
 struct ffg_health_watch {
 	pthread_mutex_t lock;
 	/* Under lock: */
 	char path[FF_PATH_MAX]; /* "": not watching */
 	long max_age_s;
-	hstamp_t tried;
+	ffg_file_stamp_t tried;
 	ff_health_t *current; /* the last good file; NULL: none (all healthy) */
 	bool stale;	      /* current is older than max_age_s: not applied */
 	bool noted_missing;
 	bool noted_unreadable; /* stat failed for another reason than absence */
-	unsigned version; /* counts the changes of what is to be applied */
+	unsigned version;      /* counts the changes of what is to be applied */
 	char state[FF_PATH_MAX + 512];
 	/* The glue's (slurmctld's locks held): what the engine has. */
 	unsigned applied_version, applied_generation;
@@ -44,26 +35,6 @@ struct ffg_health_watch {
 	/* Read without the lock on the hot path: set under it. */
 	volatile int news;
 };
-
-static bool _stamp(const char *file, hstamp_t *out)
-{
-	struct stat st;
-
-	if (stat(file, &st) != 0)
-		return false;
-	out->seen = true;
-	out->dev = st.st_dev;
-	out->ino = st.st_ino;
-	out->size = st.st_size;
-	out->mtime = st.st_mtim;
-	return true;
-}
-
-static bool _same(const hstamp_t *a, const hstamp_t *b)
-{
-	return a->seen && b->seen && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
-}
 
 /* Something to apply changed (lock held). */
 static void _changed(ffg_health_watch_t *w)
@@ -115,7 +86,7 @@ static void _check_stale(ffg_health_watch_t *w, time_t now)
 extern void ffg_health_poll(ffg_health_watch_t *w)
 {
 	char file[FF_PATH_MAX], err[FF_PATH_MAX + 512];
-	hstamp_t now = {0};
+	ffg_file_stamp_t now = {0};
 	ff_health_t *fresh = NULL;
 	int rc;
 
@@ -130,7 +101,7 @@ extern void ffg_health_poll(ffg_health_watch_t *w)
 	slurm_mutex_unlock(&w->lock);
 
 	/* Off every lock: stat, and the read when the file changed. */
-	if (!_stamp(file, &now) && errno != ENOENT && errno != ENOTDIR) {
+	if (!ffg_file_stamp(file, &now) && errno != ENOENT && errno != ENOTDIR) {
 		/* Unreadable is not absent (EACCES, EIO, a stale NFS handle): keep what we have. */
 		int e = errno;
 
@@ -161,7 +132,7 @@ extern void ffg_health_poll(ffg_health_watch_t *w)
 	}
 	slurm_mutex_lock(&w->lock);
 	w->noted_unreadable = false;
-	if (_same(&now, &w->tried) || strcmp(file, w->path)) {
+	if (ffg_file_stamp_same(&now, &w->tried) || strcmp(file, w->path)) {
 		_check_stale(w, time(NULL));
 		slurm_mutex_unlock(&w->lock);
 		return;
