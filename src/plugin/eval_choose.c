@@ -111,7 +111,7 @@ again:
 		ffg_fall_back(note, note_len, reason, reason_len, false, "no-fit");
 		return false;
 	} else if (rc == FF_EHEALTH && test_only) {
-		/* A trial or will-run: Slurm's own pick tells when it could start, not never. */
+		/* A backfill trial: Slurm's own pick tells when it could start, not never. */
 		ffg_fall_back(note, note_len, reason, reason_len, false, "health-waits-trial");
 		return false;
 	} else if (rc == FF_EHEALTH) {

@@ -3,10 +3,10 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -14,27 +14,20 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 
+#include "file_stamp.h"
 #include "health_watch.h"
-
-/* Which version of the file was read last: a new one has another of these. */
-typedef struct {
-	bool seen;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-} hstamp_t;
 
 struct ffg_health_watch {
 	pthread_mutex_t lock;
 	/* Under lock: */
 	char path[FF_PATH_MAX]; /* "": not watching */
 	long max_age_s;
-	hstamp_t tried;
+	ffg_file_stamp_t tried;
 	ff_health_t *current; /* the last good file; NULL: none (all healthy) */
 	bool stale;	      /* current is older than max_age_s: not applied */
 	bool noted_missing;
-	unsigned version; /* counts the changes of what is to be applied */
+	bool noted_unreadable; /* stat failed for another reason than absence */
+	unsigned version;      /* counts the changes of what is to be applied */
 	char state[FF_PATH_MAX + 512];
 	/* The glue's (slurmctld's locks held): what the engine has. */
 	unsigned applied_version, applied_generation;
@@ -42,26 +35,6 @@ struct ffg_health_watch {
 	/* Read without the lock on the hot path: set under it. */
 	volatile int news;
 };
-
-static bool _stamp(const char *file, hstamp_t *out)
-{
-	struct stat st;
-
-	if (stat(file, &st) != 0)
-		return false;
-	out->seen = true;
-	out->dev = st.st_dev;
-	out->ino = st.st_ino;
-	out->size = st.st_size;
-	out->mtime = st.st_mtim;
-	return true;
-}
-
-static bool _same(const hstamp_t *a, const hstamp_t *b)
-{
-	return a->seen && b->seen && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
-}
 
 /* Something to apply changed (lock held). */
 static void _changed(ffg_health_watch_t *w)
@@ -113,7 +86,7 @@ static void _check_stale(ffg_health_watch_t *w, time_t now)
 extern void ffg_health_poll(ffg_health_watch_t *w)
 {
 	char file[FF_PATH_MAX], err[FF_PATH_MAX + 512];
-	hstamp_t now = {0};
+	ffg_file_stamp_t now = {0};
 	ff_health_t *fresh = NULL;
 	int rc;
 
@@ -128,7 +101,19 @@ extern void ffg_health_poll(ffg_health_watch_t *w)
 	slurm_mutex_unlock(&w->lock);
 
 	/* Off every lock: stat, and the read when the file changed. */
-	if (!_stamp(file, &now)) {
+	if (!ffg_file_stamp(file, &now) && errno != ENOENT && errno != ENOTDIR) {
+		/* Unreadable is not absent (EACCES, EIO, a stale NFS handle): keep what we have. */
+		int e = errno;
+
+		slurm_mutex_lock(&w->lock);
+		if (!strcmp(file, w->path) && !w->noted_unreadable) {
+			w->noted_unreadable = true;
+			error("fabricfit: health file %s: cannot stat: %s; keeping the view in use",
+			      file, strerror(e));
+		}
+		slurm_mutex_unlock(&w->lock);
+		return;
+	} else if (!now.seen) {
 		slurm_mutex_lock(&w->lock);
 		if (!strcmp(file, w->path) && !w->noted_missing) {
 			w->noted_missing = true;
@@ -146,7 +131,8 @@ extern void ffg_health_poll(ffg_health_watch_t *w)
 		return;
 	}
 	slurm_mutex_lock(&w->lock);
-	if (_same(&now, &w->tried) || strcmp(file, w->path)) {
+	w->noted_unreadable = false;
+	if (ffg_file_stamp_same(&now, &w->tried) || strcmp(file, w->path)) {
 		_check_stale(w, time(NULL));
 		slurm_mutex_unlock(&w->lock);
 		return;
@@ -214,8 +200,15 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 	ffg_health_watch_t *w = ctx->health;
 	char err[FF_PATH_MAX + 512] = "", desc[256] = "";
 
-	if (!w || !ctx->engine)
+	if (!w)
 		return;
+	if (!ctx->engine) {
+		/* Nothing to put it in (no snapshot loaded): a new engine applies it anyway. */
+		slurm_mutex_lock(&w->lock);
+		w->news = 0;
+		slurm_mutex_unlock(&w->lock);
+		return;
+	}
 	if (!__atomic_load_n(&w->news, __ATOMIC_ACQUIRE) &&
 	    w->applied_generation == ctx->engine_generation)
 		return;
@@ -225,6 +218,7 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 	slurm_mutex_lock(&w->lock);
 	/* The housekeeper's call may come after ffg_free_engine. */
 	if (!ctx->engine) {
+		w->news = 0;
 		slurm_mutex_unlock(&w->lock);
 		if (!engine_locked)
 			pthread_rwlock_unlock(&ctx->engine_lock);
@@ -240,6 +234,10 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 			snprintf(w->state, sizeof(w->state), "not used: %s", err);
 		} else {
 			ff_engine_health_describe(ctx->engine, desc, sizeof(desc));
+			/* A refusal said "not used"; this version is in use. */
+			if (w->current && !w->stale)
+				snprintf(w->state, sizeof(w->state), "in use (last sweep at %ld)",
+					 ff_health_sweep_time(w->current));
 			if (w->current && !w->stale && strcmp(desc, w->applied_desc))
 				info("fabricfit: placing with health file %s: %s", w->path,
 				     !strcmp(desc, "none") ? "every link healthy" : desc);

@@ -2,8 +2,9 @@
 /*
  * The fabric's health file, read off slurmctld's locks (health_watch.c): once a second the
  * housekeeper stats it (HealthFile, else the file beside the snapshot) and reads a new
- * version; the glue puts the view of it into the engine under the locks it already holds
- * (engine_lock for writing, as for a new engine). A file that does not read keeps the
+ * version; the view of it goes into the engine under slurmctld's node write lock (which
+ * decisions hold) and engine_lock for writing: at a decision, at a new engine, and by the
+ * housekeeper when a new version was read. A file that does not read keeps the
  * last good one; a missing file is all healthy; a stale one (HealthMaxAge) is ignored.
  * Each is logged once. No evaluation reads the disk.
  */

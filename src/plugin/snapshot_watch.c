@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -15,22 +14,14 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "file_stamp.h"
 #include "snapshot_watch.h"
-
-/* Which version of the file was tried last: a new one has another of these. */
-typedef struct {
-	bool seen;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-} stamp_t;
 
 struct ffg_watch {
 	pthread_mutex_t lock;
 	/* Under lock: */
 	char path[FF_PATH_MAX], last_good[FF_PATH_MAX]; /* path "": not watching */
-	stamp_t tried;
+	ffg_file_stamp_t tried;
 	ff_engine_t *pending;
 	char pending_status[FF_PATH_MAX + 1024];
 	bool status_pending;
@@ -42,26 +33,6 @@ struct ffg_watch {
 	/* Counts the stops and direct loads: a poll's load started before one is stale. */
 	unsigned epoch;
 };
-
-static bool _stamp(const char *file, stamp_t *out)
-{
-	struct stat st;
-
-	if (stat(file, &st) != 0)
-		return false;
-	out->seen = true;
-	out->dev = st.st_dev;
-	out->ino = st.st_ino;
-	out->size = st.st_size;
-	out->mtime = st.st_mtim;
-	return true;
-}
-
-static bool _same(const stamp_t *a, const stamp_t *b)
-{
-	return a->seen && b->seen && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
-}
 
 /* Loads `file`; on failure logs once (the caller tries each version once). */
 static ff_engine_t *_load(const char *file, const char *keep, char **names, int names_cnt,
@@ -134,9 +105,9 @@ extern ff_engine_t *ffg_snapshot_load_now(ffg_watch_t *w, const char *file, cons
 					  char **names, int names_cnt, bool loaded, char *status,
 					  size_t status_len)
 {
-	stamp_t now = {0};
+	ffg_file_stamp_t now = {0};
 	ff_engine_t *fresh = NULL;
-	bool exists = _stamp(file, &now);
+	bool exists = ffg_file_stamp(file, &now);
 
 	slurm_mutex_lock(&w->lock);
 	_free_names(w->nodes, w->node_count);
@@ -144,7 +115,7 @@ extern ff_engine_t *ffg_snapshot_load_now(ffg_watch_t *w, const char *file, cons
 	w->node_count = names_cnt;
 	snprintf(w->path, sizeof(w->path), "%s", file);
 	snprintf(w->last_good, sizeof(w->last_good), "%s", keep ? keep : "");
-	if (loaded && exists && _same(&now, &w->tried)) {
+	if (loaded && exists && ffg_file_stamp_same(&now, &w->tried)) {
 		w->have_engine = true;
 		slurm_mutex_unlock(&w->lock);
 		return NULL; /* this version is the one in use, or was refused already */
@@ -209,7 +180,7 @@ static void _note_missing(ffg_watch_t *w, const char *file, bool loaded)
 extern void ffg_snapshot_poll(ffg_watch_t *w)
 {
 	char file[FF_PATH_MAX], keep[FF_PATH_MAX], status[FF_PATH_MAX + 1024];
-	stamp_t now = {0};
+	ffg_file_stamp_t now = {0};
 	ff_engine_t *fresh;
 	char **names;
 	int names_cnt;
@@ -227,12 +198,12 @@ extern void ffg_snapshot_poll(ffg_watch_t *w)
 	slurm_mutex_unlock(&w->lock);
 
 	/* Off every lock: stat, and the load when the file changed. */
-	if (!_stamp(file, &now)) {
+	if (!ffg_file_stamp(file, &now)) {
 		_note_missing(w, file, loaded);
 		return;
 	}
 	slurm_mutex_lock(&w->lock);
-	if (_same(&now, &w->tried) || strcmp(file, w->path)) {
+	if (ffg_file_stamp_same(&now, &w->tried) || strcmp(file, w->path)) {
 		slurm_mutex_unlock(&w->lock);
 		return;
 	}

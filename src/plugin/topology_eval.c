@@ -271,7 +271,9 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 		if (!reason[0]) {
 			_move_word(note, " uplink_share=", switches, sizeof(switches));
 			/* Kept off or took an unhealthy link: in the placement record too. */
-			_move_word(note, " health=", switches, sizeof(switches));
+			/* Both words when it kept off a failing part and took a degraded one. */
+			for (int i = 0; i < 2 && strstr(note, " health="); i++)
+				_move_word(note, " health=", switches, sizeof(switches));
 		}
 		_apply_switches(ctx, topo_eval, switches, sizeof(switches));
 		ffg_wait_end(ctx, topo_eval, saved ? &request : NULL, test_only, switches,

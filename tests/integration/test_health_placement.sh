@@ -116,8 +116,10 @@ check "(a) it is placed off gpu002 (gpu003+gpu005, not gpu002+gpu003 in one grou
 check "(a) its decision says health=kept_off" wait_for 5 placed_with "$a" "placement=fabricfit .*health=kept_off"
 b=$(submit -N 1 --gpus-per-node=1 --wrap 'sleep 300')
 check "(a) the 1-GPU job $b runs" wait_for 20 running "$b"
+# The allocation line is written by the housekeeper once the allocation is settled, just
+# after the job starts: wait for it.
 check "(a) ... on gpu002, placed by fabricfit" \
-  bash -c '[ "$(squeue -h -j "$1" -o %N)" = gpu002 ] && grep "eval_nodes JobId=$1 " "$2" | grep -q "placement=fabricfit"' _ "$b" "$ctld_log"
+  wait_for 5 bash -c '[ "$(squeue -h -j "$1" -o %N)" = gpu002 ] && grep "eval_nodes JobId=$1 " "$2" | grep -q "placement=fabricfit"' _ "$b" "$ctld_log"
 scancel "$a" "$b"
 wait_for 30 bash -c "[ -z \"\$(squeue -h -j $a,$b 2>/dev/null)\" ]"
 busy gpu003 || done_testing
