@@ -3,12 +3,15 @@
 // reads every port's Performance Management counters of the snapshot's cables, updates
 // the health file beside the snapshot (atomically) and then reports; without, reports
 // what the last sweep wrote. Lists the links and hosts that are not healthy, with evidence.
+// With HealthDrain=yes in the conf, a sweep then drains the nodes whose HCA link flaps and
+// resumes those it drained (cli/health_drain.hpp).
 #include <fmt/format.h>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/health_drain.hpp"
 #include "cli/health_report.hpp"
 #include "health/collect/health_sweep.hpp"
 #include "health/health_file.hpp"
@@ -28,8 +31,35 @@ struct HealthOptions {
   bool prom = false;
   bool quiet = false;
   bool ports = false;
+  bool no_drain = false;
   DiscoveryOptions live;
 };
+
+// Drains and resumes as `plan` says, one scontrol call each; every action and every node
+// left alone is said on stderr (the timer's journal). False when an scontrol call failed.
+bool apply_drains(const DrainPlan& plan) {
+  bool ok = true;
+  for (const auto& a : plan.resume) {
+    try {
+      scontrol_update({"update", "NodeName=" + a.node, "State=RESUME"});
+      fmt::print(stderr, "fabricfit: resumed {}: {}\n", a.node, a.why);
+    } catch (const SlurmError& e) {
+      fmt::print(stderr, "fabricfit: could not resume {}: {}\n", a.node, e.what());
+      ok = false;
+    }
+  }
+  for (const auto& a : plan.drain) {
+    try {
+      scontrol_update({"update", "NodeName=" + a.node, "State=DRAIN", "Reason=" + a.why});
+      fmt::print(stderr, "fabricfit: drained {}: {}\n", a.node, a.why);
+    } catch (const SlurmError& e) {
+      fmt::print(stderr, "fabricfit: could not drain {}: {}\n", a.node, e.what());
+      ok = false;
+    }
+  }
+  for (const auto& a : plan.held) fmt::print(stderr, "fabricfit: not draining {}: {}\n", a.node, a.why);
+  return ok;
+}
 
 int run_health(const HealthOptions& opt) {
   const SiteConfig site = load_site_config(opt.conf);
@@ -38,6 +68,7 @@ int run_health(const HealthOptions& opt) {
                                      : !site.health_file.empty() ? std::filesystem::path(site.health_file)
                                                                  : health_path_beside(snapshot);
   HealthFile health;
+  bool drain_failed = false;
   if (opt.sweep) {
     HealthFile previous;
     if (std::filesystem::exists(path)) previous = load_health(path);  // a bad file stops the sweep: say so
@@ -52,14 +83,26 @@ int run_health(const HealthOptions& opt) {
                  health.ports.size(), stats.seconds, stats.read, stats.down, stats.missed,
                  opt.clear ? ", counters cleared" : "", path.string());
     }
+    // The file is written first: slurmctld's placement never waits on Slurm's answers here.
+    if (site.health_drain && !opt.no_drain) {
+      try {
+        const auto nodes = read_nodes("");
+        drain_failed = !apply_drains(plan_drains(snap.fabric, health, nodes, site.health_drain_max));
+      } catch (const SlurmError& e) {
+        fmt::print(stderr, "fabricfit: HealthDrain: cannot read Slurm's nodes, none drained or resumed: {}\n",
+                   e.what());
+        drain_failed = true;
+      }
+    }
   } else {
     health = load_health(path);
   }
-  if (opt.quiet && !opt.json && !opt.prom) return 0;
-  fmt::print("{}", opt.json   ? health_json(health, opt.ports)
-                   : opt.prom ? health_prom(health)
-                              : health_text(health));
-  return 0;
+  if (!opt.quiet || opt.json || opt.prom) {
+    fmt::print("{}", opt.json   ? health_json(health, opt.ports)
+                     : opt.prom ? health_prom(health)
+                                : health_text(health));
+  }
+  return drain_failed ? 1 : 0;
 }
 
 }  // namespace
@@ -71,6 +114,8 @@ Action add_health_command(CLI::App& app) {
   cmd->add_flag("--sweep", opt->sweep, "Read every port's counters now and update the health file first");
   cmd->add_flag("--clear", opt->clear,
                 "With --sweep: clear each port's counters after reading them (never by default)");
+  cmd->add_flag("--no-drain", opt->no_drain,
+                "With --sweep: do not drain or resume nodes even where the conf says HealthDrain=yes");
   cmd->add_option("--conf", opt->conf, "fabricfit.conf (thresholds, SnapshotFile, HealthFile)")
       ->capture_default_str();
   cmd->add_option("--snapshot", opt->snapshot,

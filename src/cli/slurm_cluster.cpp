@@ -153,6 +153,7 @@ std::vector<SlurmNode> parse_slurm_nodes(std::string_view text, const std::strin
     node.gpus = gres_gpus(str(n, "gres"));
     node.gpus_used = gres_gpus(str(n, "gres_used"));
     node.state = str(n, "state");
+    node.reason = str(n, "reason");
     for (const char* bad :
          {"DOWN", "DRAIN", "FAIL", "NOT_RESPONDING", "FUTURE", "INVALID_REG", "POWERED_DOWN"}) {
       if (("+" + node.state + "+").find(fmt::format("+{}", bad)) != std::string::npos) node.usable = false;
@@ -275,6 +276,11 @@ std::string run_program(const std::string& program, const std::vector<std::strin
 }
 
 }  // namespace
+
+void scontrol_update(const std::vector<std::string>& args) {
+  const char* bin = std::getenv("SCONTROL");
+  (void)run_program(bin != nullptr && bin[0] != '\0' ? bin : "scontrol", args, " 2>&1");
+}
 
 std::string run_json(const std::string& program, const std::vector<std::string>& args) {
   return run_program(program, args, " --json 2>&1");

@@ -24,6 +24,7 @@ struct SlurmNode {
   int gpus_used = 0;   // from "gres_used" ("gpu:4(IDX:0-3)")
   bool usable = true;  // not down, drained, failing or not responding
   std::string state;   // Slurm's state flags joined by '+'
+  std::string reason;  // why it is down or drained ("" when none)
 };
 
 struct SlurmJob {
@@ -75,6 +76,9 @@ class SlurmError : public std::runtime_error {
 // Runs `scontrol ARGS --json` (SCONTROL names another binary) and returns its output;
 // throws SlurmError with scontrol's message when it fails.
 [[nodiscard]] std::string scontrol_json(const std::vector<std::string>& args);
+// Runs `scontrol ARGS` (an update: no output wanted); throws SlurmError with scontrol's
+// message when it fails.
+void scontrol_update(const std::vector<std::string>& args);
 // Runs `PROGRAM ARGS --json` the same way.
 [[nodiscard]] std::string run_json(const std::string& program, const std::vector<std::string>& args);
 

@@ -23,8 +23,14 @@ struct ffg_health_watch {
 	char path[FF_PATH_MAX]; /* "": not watching */
 	long max_age_s;
 	ffg_file_stamp_t tried;
-	ff_health_t *current; /* the last good file; NULL: none (all healthy) */
-	bool stale;	      /* current is older than max_age_s: not applied */
+	ff_health_t *current; /* the newest file read; NULL: none (all healthy) */
+	/*
+	 * The last one an engine took (may be current). A file that reads but does not fit the
+	 * fabric (another fabric's) is only known bad when applied: current goes back to this,
+	 * so staleness and the next engine go by the good file, not the refused one.
+	 */
+	ff_health_t *good;
+	bool stale; /* current is older than max_age_s: not applied */
 	bool noted_missing;
 	bool noted_unreadable; /* stat failed for another reason than absence */
 	unsigned version;      /* counts the changes of what is to be applied */
@@ -35,6 +41,15 @@ struct ffg_health_watch {
 	/* Read without the lock on the hot path: set under it. */
 	volatile int news;
 };
+
+/* Forget both files (lock held). */
+static void _drop_files(ffg_health_watch_t *w)
+{
+	if (w->good != w->current)
+		ff_health_free(w->good);
+	ff_health_free(w->current);
+	w->good = w->current = NULL;
+}
 
 /* Something to apply changed (lock held). */
 static void _changed(ffg_health_watch_t *w)
@@ -57,7 +72,7 @@ extern void ffg_health_watch_free(ffg_health_watch_t *w)
 {
 	if (!w)
 		return;
-	ff_health_free(w->current);
+	_drop_files(w);
 	slurm_mutex_destroy(&w->lock);
 	xfree(w);
 }
@@ -122,8 +137,7 @@ extern void ffg_health_poll(ffg_health_watch_t *w)
 			     file);
 			snprintf(w->state, sizeof(w->state),
 				 "missing: every link taken as healthy");
-			ff_health_free(w->current);
-			w->current = NULL;
+			_drop_files(w);
 			w->stale = false;
 			_changed(w);
 		}
@@ -159,7 +173,8 @@ extern void ffg_health_poll(ffg_health_watch_t *w)
 	} else {
 		debug("fabricfit: health file %s read (last sweep at %ld)", file,
 		      ff_health_sweep_time(fresh));
-		ff_health_free(w->current);
+		if (w->current != w->good)
+			ff_health_free(w->current);
 		w->current = fresh;
 		w->stale = false;
 		snprintf(w->state, sizeof(w->state), "in use (last sweep at %ld)",
@@ -177,8 +192,7 @@ extern void ffg_health_watch_set(ffg_health_watch_t *w, const char *path, long m
 		snprintf(w->path, sizeof(w->path), "%s", path);
 		w->tried.seen = false;
 		w->noted_missing = false;
-		ff_health_free(w->current);
-		w->current = NULL;
+		_drop_files(w);
 		w->stale = false;
 		_changed(w);
 	}
@@ -227,12 +241,42 @@ extern void ffg_health_apply(ffg_ctx_t *ctx, bool engine_locked)
 	w->news = 0;
 	if (w->applied_version != w->version || w->applied_generation != ctx->engine_generation) {
 		/* In memory: the view over the engine's fabric (no file is read here). */
-		if (ff_engine_use_health(ctx->engine, w->stale ? NULL : w->current, err,
-					 sizeof(err)) != FF_OK) {
-			error("fabricfit: health file %s not used: %s; keeping the view in use",
-			      w->path, err);
-			snprintf(w->state, sizeof(w->state), "not used: %s", err);
+		int rc = ff_engine_use_health(ctx->engine, w->stale ? NULL : w->current, err,
+					      sizeof(err));
+
+		if (rc != FF_OK) {
+			/*
+			 * A file that reads but does not fit this fabric: back to the last file an
+			 * engine took, if this was a newer one, so its sweep time judges staleness
+			 * and the next engine gets it; else none. This version's stamp is tried
+			 * already: the next sweep's file is read anew.
+			 */
+			bool had_good = w->good && w->good != w->current;
+
+			error("fabricfit: health file %s not used: %s; %s", w->path, err,
+			      had_good ? "keeping the last good one"
+				       : "every link taken as healthy");
+			snprintf(w->state, sizeof(w->state), "not used: %s; %s", err,
+				 had_good ? "keeping the last good one"
+					  : "every link taken as healthy");
+			if (had_good) {
+				ff_health_free(w->current);
+				w->current = w->good;
+				_check_stale(w, time(NULL));
+				rc = ff_engine_use_health(ctx->engine, w->stale ? NULL : w->current,
+							  err, sizeof(err));
+			}
+			if (rc != FF_OK || !had_good) {
+				_drop_files(w);
+				w->stale = false;
+				(void)ff_engine_use_health(ctx->engine, NULL, err, sizeof(err));
+				w->applied_desc[0] = '\0';
+			}
 		} else {
+			if (w->current && !w->stale && w->good != w->current) {
+				ff_health_free(w->good);
+				w->good = w->current;
+			}
 			ff_engine_health_describe(ctx->engine, desc, sizeof(desc));
 			/* A refusal said "not used"; this version is in use. */
 			if (w->current && !w->stale)

@@ -113,6 +113,14 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       const auto n = parse_int(value, 0, 7 * 24 * 3600);
       if (!n) fail(fmt::format("HealthMaxAge={} is not a number of seconds from 0 to 604800", value));
       config.health_max_age_s = *n;
+    } else if (key_is(key, "HealthDrain")) {
+      const auto flag = parse_bool(value);
+      if (!flag) fail(fmt::format("HealthDrain={} is not yes or no", value));
+      config.health_drain = *flag;
+    } else if (key_is(key, "HealthDrainMax")) {
+      const auto n = parse_int(value, 0, 100000);
+      if (!n) fail(fmt::format("HealthDrainMax={} is not a number of nodes from 0 to 100000", value));
+      config.health_drain_max = *n;
     } else if (is_health_key(key)) {
       if (auto error = parse_health_setting(key, value, config.health); !error.empty()) fail(error);
     } else if (key_is(key, "DebugFlags")) {

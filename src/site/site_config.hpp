@@ -21,6 +21,12 @@ struct SiteConfig {
   // HealthMaxAge: seconds after its last sweep when slurmctld stops placing by the health
   // file (the sweeps stopped: its states are no longer news); 0: never.
   int health_max_age_s = 180;
+  // HealthDrain=yes: `fabricfit health --sweep` drains in Slurm each node whose HCA link
+  // flaps (Reason="fabricfit: ...") and resumes only the nodes it drained, once their link
+  // neither flaps nor is down; HealthDrainMax: never more than this many nodes drained by fabricfit
+  // at once (a fault of the fabric, not of many hosts, must not drain the cluster).
+  bool health_drain = false;
+  int health_drain_max = 2;
   // Health* keys: when a link is unhealthy (health/health_thresholds.hpp).
   HealthThresholds health;
   // Pattern assumed for multi-node jobs submitted without --comm-pattern.

@@ -158,3 +158,16 @@ TEST(SiteConfig, HealthMaxAgeIsSecondsWithFileAndLineErrors) {
   EXPECT_EQ(config_error("HealthMaxAge=604801\n"),
             "fabricfit.conf:1: HealthMaxAge=604801 is not a number of seconds from 0 to 604800");
 }
+
+TEST(SiteConfig, HealthDrainIsOffByDefaultAndCapped) {
+  const fabricfit::SiteConfig defaults = parse_site_config("", "x");
+  EXPECT_FALSE(defaults.health_drain);
+  EXPECT_EQ(defaults.health_drain_max, 2);
+  const fabricfit::SiteConfig on = parse_site_config("HealthDrain=yes\nHealthDrainMax=5\n", "x");
+  EXPECT_TRUE(on.health_drain);
+  EXPECT_EQ(on.health_drain_max, 5);
+  EXPECT_EQ(config_error("HealthDrain=sometimes\n"),
+            "fabricfit.conf:1: HealthDrain=sometimes is not yes or no");
+  EXPECT_EQ(config_error("\nHealthDrainMax=-1\n"),
+            "fabricfit.conf:2: HealthDrainMax=-1 is not a number of nodes from 0 to 100000");
+}
