@@ -291,6 +291,20 @@ job_field() {
   scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | awk -F= -v f="$2" '$1 == f { sub(/^[^=]*=/, ""); print; exit }'
 }
 
+# lab_guid NAME: the ibsim name (H-... or S-...) of a host's HCA or a switch in the lab's
+# fabric.net (the net ibsim runs), for commands on its console.
+lab_guid() {
+  sed -n "s/^\(Ca\|Switch\)[[:space:]]*[0-9]*[[:space:]]*\"\([HS]-[0-9a-f]*\)\".*# \"$1[ \"].*/\2/p" "$lab/fabric.net" | head -1
+}
+
+# lab_sim_cmd CMD: one command on the lab's ibsim console, done when its prompt is back.
+lab_sim_cmd() {
+  local before
+  before=$(grep -o 'sim>' "$lab/log/ibsim.log" | wc -l)
+  printf '%s\n' "$1" > "$lab/ibsim/console"
+  wait_for 10 bash -c "[ \$(grep -o 'sim>' '$lab/log/ibsim.log' | wc -l) -gt $before ]"
+}
+
 # job_state JOBID: JobState from scontrol; if the controller has already purged the job,
 # fall back to squeue's view (which then says nothing: "UNKNOWN").
 job_state() {

@@ -27,16 +27,9 @@ conf=$lab/fabricfit.conf
 printf '%s\nHealthMaxAge=3600\nHealthFlapWindow=30\nHealthLeaveSweeps=1\n' "$(cat "$conf")" > "$conf.new"
 mv "$conf.new" "$conf"
 
-guid() { sed -n "s/^\(Ca\|Switch\)[[:space:]]*[0-9]*[[:space:]]*\"\([HS]-[0-9a-f]*\)\".*# \"$1[ \"].*/\2/p" "$net" | head -1; }
-attach=$(guid gpu001)
+attach=$(lab_guid gpu001)
 simdir=$TEST_TMPDIR/sim
 mkdir -p "$simdir"
-lab_sim_cmd() {
-  local before
-  before=$(grep -o 'sim>' "$lab/log/ibsim.log" | wc -l)
-  printf '%s\n' "$1" > "$lab/ibsim/console"
-  wait_for 10 bash -c "[ \$(grep -o 'sim>' '$lab/log/ibsim.log' | wc -l) -gt $before ]"
-}
 # sweep [ENV...]: one sweep as the site's timer runs it (--quiet, and $extra); its stderr in
 # $out, its exit status in $rc.
 extra=()
@@ -60,7 +53,7 @@ sweep
 check "a baseline sweep (every link healthy) exits 0" test "$rc" = 0
 scontrol update NodeName=gpu006 State=DRAIN Reason="admin: cable check"
 for h in gpu002 gpu006 gpu007; do
-  lab_sim_cmd "PerformanceSet \"$(guid "$h")\"[1] PortCounters.LinkDownedCounter=2"
+  lab_sim_cmd "PerformanceSet \"$(lab_guid "$h")\"[1] PortCounters.LinkDownedCounter=2"
 done
 
 # --- off by default.

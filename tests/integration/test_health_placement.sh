@@ -37,19 +37,10 @@ mv "$lab/fabricfit.conf.new" "$lab/fabricfit.conf"
 scontrol reconfigure > /dev/null
 wait_for 30 bash -c "scontrol ping | grep -q 'is UP'"
 
-# guid NAME: the ibsim name (H-... or S-...) of a host's HCA or a switch in the lab's net.
-guid() { sed -n "s/^\(Ca\|Switch\)[[:space:]]*[0-9]*[[:space:]]*\"\([HS]-[0-9a-f]*\)\".*# \"$1[ \"].*/\2/p" "$net" | head -1; }
-attach=$(guid gpu001)
+attach=$(lab_guid gpu001)
 simdir=$TEST_TMPDIR/sim
 mkdir -p "$simdir"
 sim() { (cd "$simdir" && SIM_HOST=$attach OSM_TMP_DIR=$simdir OSM_CACHE_DIR=$simdir LD_PRELOAD=$UMAD2SIM timeout 120 "$@"); }
-# lab_sim_cmd CMD: one command on the lab's ibsim console, done when its prompt is back.
-lab_sim_cmd() {
-  local before
-  before=$(grep -o 'sim>' "$lab/log/ibsim.log" | wc -l)
-  printf '%s\n' "$1" > "$lab/ibsim/console"
-  wait_for 10 bash -c "[ \$(grep -o 'sim>' '$lab/log/ibsim.log' | wc -l) -gt $before ]"
-}
 sweeps=0
 sweep() {
   sweeps=$((sweeps + 1))
@@ -102,7 +93,7 @@ check "slurmctld places with it (every link healthy)" \
   wait_for 10 grep -q "fabricfit: placing with health file $health: every link healthy" "$ctld_log"
 
 # --- (a) gpu002's HCA link flaps.
-lab_sim_cmd "PerformanceSet \"$(guid gpu002)\"[1] PortCounters.LinkDownedCounter=2"
+lab_sim_cmd "PerformanceSet \"$(lab_guid gpu002)\"[1] PortCounters.LinkDownedCounter=2"
 sweep
 check "(a) the sweep sees gpu002 flapping" \
   bash -c "'$FABRICFIT' health --conf '$lab/fabricfit.conf' --snapshot '$lab/fabric.snapshot' | grep -q '^  gpu002  flapping'"
@@ -141,7 +132,7 @@ diag "the split job took $blind: the uplinks of leaf group $bad_leaf go bad"
 scancel "$d"
 wait_for 30 bash -c "[ -z \"\$(squeue -h -j $d 2>/dev/null)\" ]"
 leaf=$(printf 'ib-leaf-%03d' "$bad_leaf")
-lab_sim_cmd "PerformanceSet \"$(guid "$leaf")\"[5] PortCounters.LinkDownedCounter=2"
+lab_sim_cmd "PerformanceSet \"$(lab_guid "$leaf")\"[5] PortCounters.LinkDownedCounter=2"
 sweep
 check "(b) slurmctld took it: one leaf group failing" \
   wait_for 10 grep -q "fabricfit: placing with health file $health: hosts_failing=1 hosts_degraded=0 leaf_groups_failing=1" "$ctld_log"
