@@ -123,6 +123,7 @@ std::string encode_body(const Fabric& f, const SnapshotInfo& info) {
   }
   w.u32(static_cast<std::uint32_t>(f.warnings.size()));
   for (const std::string& s : f.warnings) w.str(s);
+  if (f.nvlink_domains.empty()) return std::move(w.bytes());  // version 1: see encode_snapshot
   w.u32(static_cast<std::uint32_t>(f.nvlink_domains.size()));
   for (const NvlinkDomain& d : f.nvlink_domains) {
     w.str(d.name);
@@ -372,8 +373,11 @@ Snapshot decode_body(std::string_view body, std::uint32_t version) {
 }  // namespace
 
 std::string encode_snapshot(const Fabric& fabric, const SnapshotInfo& info) {
+  // A fabric without NVLink domains is written as version 1, which every release reads:
+  // a new `fabricfit discover` then never leaves an older slurmctld or slurmd (a rolling
+  // upgrade) without its snapshot. Only domains need version 2.
   const std::string body = encode_body(fabric, info);
-  return encode_file_header(kMagic, kSnapshotVersion, body) + body;
+  return encode_file_header(kMagic, fabric.nvlink_domains.empty() ? 1 : kSnapshotVersion, body) + body;
 }
 
 bool looks_like_snapshot(std::string_view prefix) {

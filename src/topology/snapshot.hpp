@@ -19,7 +19,8 @@
 
 namespace fabricfit {
 
-// Written: version 2 (NVLink domains after the warnings). Read: 1 (no domains) and 2.
+// Written: version 2 (NVLink domains after the warnings) for a fabric with NVLink domains,
+// else version 1, which older releases read too. Read: 1 (no domains) and 2.
 inline constexpr std::uint32_t kSnapshotVersion = 2;
 inline constexpr std::uint32_t kSnapshotOldestVersion = 1;
 inline constexpr std::size_t kSnapshotHeaderBytes = 32;
