@@ -2,9 +2,12 @@
 // `fabricfit discover -o SNAPSHOT`: discovers the subnet (live through libibnetdisc, or
 // from an ibnetdiscover text or ibnd cache file), builds the Fabric model and writes
 // it as a snapshot, atomically. A partial discovery is refused unless --allow-partial,
-// and is then marked partial in the snapshot.
+// and is then marked partial in the snapshot. --blocks adds the NVLink domains of a
+// Slurm block topology.conf; a file that does not read whole writes no snapshot.
 #include <fmt/format.h>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -12,6 +15,7 @@
 #include "topology/fabric_builder.hpp"
 #include "topology/readers/fabric_source.hpp"
 #include "topology/readers/ibnd_planes.hpp"
+#include "topology/slurm_blocks.hpp"
 #include "topology/subnet_merge.hpp"
 
 namespace fabricfit::cli {
@@ -26,6 +30,7 @@ struct DiscoverOptions {
   std::vector<std::string> cas;   // local CAs to discover from; empty: every active port
   std::string format = "auto";
   std::string output;
+  std::string blocks;  // a topology.conf with BlockName lines: the NVLink domains
   bool allow_partial = false;
   bool quiet = false;
   DiscoveryOptions live;
@@ -38,6 +43,9 @@ int run_discover(const DiscoverOptions& opt) {
     throw CLI::ValidationError("--format", "must be auto, text or cache");
   }
   const ModelOptions options = model_options(opt.model);
+  // Read before discovering, so that a bad file fails fast; resolved against the hosts after.
+  std::optional<SlurmBlocks> blocks;
+  if (!opt.blocks.empty()) blocks = load_slurm_blocks(opt.blocks);
   std::vector<RawFabric> subnets;
   if (opt.from.empty()) {
     subnets = discover_subnets(opt.live, opt.cas);
@@ -55,12 +63,20 @@ int run_discover(const DiscoverOptions& opt) {
                raw.origin, raw.unreachable.size(), missing, opt.output);
     return kPartialRefused;
   }
-  const Fabric fabric = build_fabric(raw, options);
-  save_snapshot(opt.output, fabric, snapshot_info_now(options));
+  Fabric fabric = build_fabric(raw, options);
+  SnapshotInfo info = snapshot_info_now(options);
+  if (blocks) {
+    set_nvlink_domains(fabric, domains_of_blocks(*blocks, fabric));
+    info.options.emplace_back("nvlink_blocks", std::filesystem::absolute(opt.blocks).string());
+  }
+  save_snapshot(opt.output, fabric, info);
   if (!opt.quiet) {
-    fmt::print("{}: {} hosts, {} leaf groups, {} rail(s), {} tier(s), {} degraded link(s), {} warning(s){}\n",
-               opt.output, fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
-               fabric.degraded_links.size(), fabric.warnings.size(), fabric.partial ? " (PARTIAL)" : "");
+    fmt::print(
+        "{}: {} hosts, {} leaf groups, {} rail(s), {} tier(s), {} degraded link(s), {} warning(s){}{}\n",
+        opt.output, fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
+        fabric.degraded_links.size(), fabric.warnings.size(),
+        blocks ? fmt::format(", {} NVLink domain(s)", fabric.nvlink_domains.size()) : "",
+        fabric.partial ? " (PARTIAL)" : "");
   }
   return 0;
 }
@@ -82,6 +98,11 @@ Action add_discover_command(CLI::App& app) {
   cmd->add_option("--timeout", opt->live.timeout_ms, "SMP timeout in ms (default: libibnetdisc's)");
   cmd->add_option("--retries", opt->live.retries, "SMP retries (default: libibnetdisc's)");
   cmd->add_option("--max-smps", opt->live.max_smps, "SMPs in flight at once (more is faster; default 2)");
+  cmd->add_option(
+         "--blocks", opt->blocks,
+         "Slurm topology.conf with topology/block BlockName=NAME Nodes=HOSTLIST lines: each block is "
+         "an NVLink domain (e.g. an NVL72 rack); every node must be a host of the fabric")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--allow-partial", opt->allow_partial,
                 "Write a snapshot even if discovery missed part of the subnet (marked partial)");
   cmd->add_flag("-q,--quiet", opt->quiet, "Print nothing on success");

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// `fabricfit generate`: synthetic Clos fabrics for the lab, the tests and benchmarks.
+// `fabricfit generate`: synthetic Clos fabrics for the lab, the tests and benchmarks, and
+// with --nvl-domain-size their NVLink domains as Slurm BlockName lines.
 #include <fmt/format.h>
 #include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/generate_extras.hpp"
 #include "common/atomic_file.hpp"
+#include "topology/generate/clos_domains.hpp"
 #include "topology/generate/clos_generator.hpp"
 
 namespace fabricfit::cli {
@@ -18,21 +20,55 @@ struct GenerateOptions {
   bool print_nodes = false;
   bool planes = false;
   std::vector<std::string> degrade;  // --degrade, one UplinkDegradation each
+  int nvl_domain_size = 0;           // 0: no NVLink domains
+  std::string blocks_output;         // where their BlockName lines go
 };
+
+bool to_stdout(const std::string& path) {
+  return path.empty() || path == "-";
+}
+
+// --nvl-domain-size and --blocks-output go together; checked before anything is written.
+std::vector<SlurmBlock> nvlink_blocks(const GenerateOptions& opt, const ClosSpec& spec) {
+  if (opt.nvl_domain_size == 0 && opt.blocks_output.empty()) return {};
+  if (opt.nvl_domain_size == 0) throw SpecError("--blocks-output needs --nvl-domain-size");
+  if (opt.blocks_output.empty()) {
+    throw SpecError("--nvl-domain-size needs --blocks-output FILE: the domains are not in the net file");
+  }
+  if (to_stdout(opt.blocks_output) && to_stdout(opt.output)) {
+    throw SpecError("--blocks-output - and the net file both on standard output: give -o FILE");
+  }
+  return clos_nvlink_domains(spec, opt.nvl_domain_size);
+}
+
+void write_blocks(const std::string& path, const std::vector<SlurmBlock>& blocks, const ClosSpec& spec) {
+  const std::string text = slurm_block_lines(blocks, slurm_node_list(spec));
+  if (to_stdout(path)) {
+    fmt::print("{}", text);
+  } else {
+    write_file_atomically(path, text);
+  }
+}
 
 int run_generate(const GenerateOptions& opt) {
   ClosSpec spec = opt.spec;
   const auto rate = parse_link_rate(opt.rate);
   if (!rate) throw SpecError(fmt::format("--rate '{}' is not WIDTHxSPEED, e.g. 4xHDR", opt.rate));
   spec.rate = *rate;
-  if (opt.planes) return write_planes(spec, opt.output, opt.print_nodes);
+  const std::vector<SlurmBlock> blocks = nvlink_blocks(opt, spec);
+  if (opt.planes) {
+    const int status = write_planes(spec, opt.output, opt.print_nodes);
+    if (!blocks.empty()) write_blocks(opt.blocks_output, blocks, spec);
+    return status;
+  }
   for (const auto& d : opt.degrade) spec.degraded.push_back(parse_uplink_degradation(d));
   const std::string net = generate_ibnetdiscover(spec);
-  if (opt.output.empty() || opt.output == "-") {
+  if (to_stdout(opt.output)) {
     fmt::print("{}", net);
   } else {
     write_file_atomically(opt.output, net);
   }
+  if (!blocks.empty()) write_blocks(opt.blocks_output, blocks, spec);
   if (opt.print_nodes) fmt::print("{}\n", slurm_node_list(spec));
   return 0;
 }
@@ -81,6 +117,13 @@ Action add_generate_command(CLI::App& app) {
   cmd->add_option("-o,--output", opt->output, "Net file to write (default: standard output)");
   cmd->add_flag("--slurm-nodes", opt->print_nodes, "Print the Slurm node list of the hosts");
   add_extras_options(*cmd, s.extras);
+  cmd->add_option("--nvl-domain-size", opt->nvl_domain_size,
+                  "NVLink domains of this many hosts (18 for NVL72 racks of 4-GPU trays): consecutive hosts "
+                  "of a leaf, named nvl0, nvl1, ...; must divide --hosts-per-leaf; needs --blocks-output")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--blocks-output", opt->blocks_output,
+                  "Write the NVLink domains as Slurm topology.conf BlockName lines (topology/block) to this "
+                  "file, which `fabricfit discover --blocks` reads");
   cmd->add_flag("--planes", opt->planes,
                 "One subnet per rail: write one net file per rail (OUTPUT.planeR.EXT), each with its own "
                 "spines and LIDs from 1");

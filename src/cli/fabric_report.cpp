@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <ctime>
 
+#include "common/hostlist.hpp"
+
 namespace fabricfit::cli {
 namespace {
 
@@ -114,6 +116,19 @@ std::string fabric_text(const Snapshot& s) {
     }
   }
 
+  if (!f.nvlink_domains.empty()) {
+    out += fmt::format("\nNVLink domains ({}):\n", f.nvlink_domains.size());
+    std::size_t name_width = 4;
+    for (const NvlinkDomain& d : f.nvlink_domains) name_width = std::max(name_width, d.name.size());
+    out += fmt::format("  {:<{}}  {:>5}  {}\n", "NAME", name_width, "HOSTS", "HOSTLIST");
+    for (const NvlinkDomain& d : f.nvlink_domains) {
+      std::vector<std::string> names;
+      for (int h : d.hosts) names.push_back(f.hosts[h].name);
+      out +=
+          fmt::format("  {:<{}}  {:>5}  {}\n", d.name, name_width, d.hosts.size(), compress_hostlist(names));
+    }
+  }
+
   out += fmt::format("\nDegraded links ({}):\n", f.degraded_links.size());
   for (const DegradedLink& d : f.degraded_links) {
     out += fmt::format("  {}[{}] - {}[{}]: {} ({} Gb/s), its peers run {} ({} Gb/s)\n", d.a, d.port_a, d.b,
@@ -180,6 +195,13 @@ json fabric_json(const Snapshot& s) {
                     {"min_uplink_gbps", p.min_uplink_gbps}});
   }
   j["pods"] = pods;
+  json domains = json::array();
+  for (const NvlinkDomain& d : f.nvlink_domains) {
+    json hosts = json::array();
+    for (int h : d.hosts) hosts.push_back(f.hosts[h].name);
+    domains.push_back({{"name", d.name}, {"hosts", hosts}});
+  }
+  j["nvlink_domains"] = domains;
   json degraded = json::array();
   for (const DegradedLink& d : f.degraded_links) {
     degraded.push_back({{"a", d.a},

@@ -68,6 +68,28 @@ LocalityIndex::LocalityIndex(const Fabric& fabric)
                             .min_uplink_gbps = pod.min_uplink_gbps,
                             .stretch = stretch_of(pod_down[p], pod.uplinks, pod.min_uplink_gbps)});
   }
+  index_domains(fabric);
+}
+
+void LocalityIndex::index_domains(const Fabric& fabric) {
+  const int hosts = host_count();
+  host_domain_.assign(hosts, -1);
+  domain_first_.assign(1, 0);
+  for (const NvlinkDomain& d : fabric.nvlink_domains) {
+    const int index = static_cast<int>(domain_names_.size());
+    std::vector<int> members;
+    for (int h : d.hosts) {
+      // As for leaf groups: a host listed twice or out of range would corrupt the spans.
+      if (h >= 0 && h < hosts && host_domain_[h] == -1) {
+        host_domain_[h] = index;
+        members.push_back(h);
+      }
+    }
+    std::sort(members.begin(), members.end());
+    domain_hosts_.insert(domain_hosts_.end(), members.begin(), members.end());
+    domain_first_.push_back(static_cast<int>(domain_hosts_.size()));
+    domain_names_.push_back(d.name);
+  }
 }
 
 std::optional<int> LocalityIndex::find_host(std::string_view name) const {

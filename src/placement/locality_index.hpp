@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// A compact, read-only view of a Fabric for placement: host -> leaf group -> pod, and
+// A compact, read-only view of a Fabric for placement: host -> NVLink domain (where the
+// site has them) and host -> leaf group -> pod, and
 // the uplink capacities that decide what cross-leaf traffic costs. Built once per
 // Fabric (snapshot load), so that a placement decision, which runs under slurmctld's
 // locks, only touches flat arrays and never walks the Boost graph.
@@ -68,7 +69,23 @@ class LocalityIndex {
   [[nodiscard]] const std::string& host_name(int host) const { return host_names_[host]; }
   [[nodiscard]] std::optional<int> find_host(std::string_view name) const;
 
+  // NVLink domains (Fabric::nvlink_domains, in its order). A host is in one at most.
+  [[nodiscard]] int domain_count() const { return static_cast<int>(domain_names_.size()); }
+  // std::nullopt for a host in no domain.
+  [[nodiscard]] std::optional<int> domain_of(int host) const {
+    const int d = host_domain_[host];
+    return d >= 0 ? std::optional<int>(d) : std::nullopt;
+  }
+  // Hosts of a domain, ascending.
+  [[nodiscard]] std::span<const int> hosts_of_domain(int domain) const {
+    return {domain_hosts_.data() + domain_first_[domain],
+            static_cast<std::size_t>(domain_first_[domain + 1] - domain_first_[domain])};
+  }
+  [[nodiscard]] const std::string& domain_name(int domain) const { return domain_names_[domain]; }
+
  private:
+  void index_domains(const Fabric& fabric);
+
   std::vector<std::string> host_names_;
   std::vector<int> by_name_;  // host indices sorted by name, for find_host
   std::vector<int> host_leaf_;
@@ -76,6 +93,10 @@ class LocalityIndex {
   std::vector<int> leaf_hosts_;
   std::vector<LeafGroupInfo> leaf_groups_;
   std::vector<PodInfo> pods_;
+  std::vector<int> host_domain_;   // -1: in no domain
+  std::vector<int> domain_first_;  // domain d owns domain_hosts_[domain_first_[d], domain_first_[d+1])
+  std::vector<int> domain_hosts_;
+  std::vector<std::string> domain_names_;
   int rails_ = 1;
   int tiers_ = 2;
   int largest_leaf_group_ = 0;

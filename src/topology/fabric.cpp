@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "topology/fabric.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
+#include <set>
 
 namespace fabricfit {
 namespace {
@@ -32,7 +34,8 @@ bool operator==(const Fabric& a, const Fabric& b) {
   return a.hosts == b.hosts && a.leaf_groups == b.leaf_groups && a.pods == b.pods &&
          a.degraded_links == b.degraded_links && a.warnings == b.warnings && a.rails == b.rails &&
          a.tiers == b.tiers && a.partial == b.partial && a.origin == b.origin &&
-         a.sharp_nodes == b.sharp_nodes && same_graph(a.graph, b.graph);
+         a.sharp_nodes == b.sharp_nodes && a.nvlink_domains == b.nvlink_domains &&
+         same_graph(a.graph, b.graph);
 }
 
 std::optional<int> Fabric::host_index(std::string_view name) const {
@@ -49,6 +52,38 @@ std::size_t Fabric::switch_count(SwitchTier tier) const {
     n += graph[v].kind == VertexKind::Switch && graph[v].tier == tier ? 1 : 0;
   }
   return n;
+}
+
+void set_nvlink_domains(Fabric& fabric, std::vector<NvlinkDomain> domains) {
+  const int hosts = static_cast<int>(fabric.hosts.size());
+  std::vector<int> owner(hosts, -1);
+  std::set<std::string, std::less<>> names;
+  for (std::size_t d = 0; d < domains.size(); ++d) {
+    NvlinkDomain& domain = domains[d];
+    if (domain.name.empty()) throw NvlinkDomainError(fmt::format("NVLink domain {} has no name", d + 1));
+    if (!names.insert(domain.name).second) {
+      throw NvlinkDomainError(fmt::format("NVLink domain {} is named twice", domain.name));
+    }
+    if (domain.hosts.empty())
+      throw NvlinkDomainError(fmt::format("NVLink domain {} has no hosts", domain.name));
+    for (int h : domain.hosts) {
+      if (h < 0 || h >= hosts) {
+        throw NvlinkDomainError(
+            fmt::format("NVLink domain {}: host index {} out of range ({} hosts)", domain.name, h, hosts));
+      }
+      if (owner[h] == static_cast<int>(d)) {
+        throw NvlinkDomainError(
+            fmt::format("host {} is listed twice in NVLink domain {}", fabric.hosts[h].name, domain.name));
+      }
+      if (owner[h] >= 0) {
+        throw NvlinkDomainError(fmt::format("host {} is in NVLink domain {} and in {}", fabric.hosts[h].name,
+                                            domains[owner[h]].name, domain.name));
+      }
+      owner[h] = static_cast<int>(d);
+    }
+    std::sort(domain.hosts.begin(), domain.hosts.end());
+  }
+  fabric.nvlink_domains = std::move(domains);
 }
 
 }  // namespace fabricfit

@@ -7,6 +7,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,15 @@ struct DegradedLink {
   friend bool operator==(const DegradedLink&, const DegradedLink&) = default;
 };
 
+// A multi-node NVLink domain (an NVSwitch fabric, e.g. an NVL72 rack: 18 hosts x 4 GPUs):
+// hosts whose GPUs reach each other over NVLink. A host is in at most one domain; hosts in
+// none are fine (docs/fabric-model.md, "NVLink domains").
+struct NvlinkDomain {
+  std::string name;        // as the site names it (a Slurm BlockName)
+  std::vector<int> hosts;  // indices into Fabric::hosts, ascending, not empty
+  friend bool operator==(const NvlinkDomain&, const NvlinkDomain&) = default;
+};
+
 struct Fabric {
   FabricGraph graph;
   std::vector<Host> hosts;  // sorted by name
@@ -113,6 +123,9 @@ struct Fabric {
   bool partial = false;  // built from a partial discovery
   std::string origin;
   int sharp_nodes = 0;  // SHARP aggregation nodes seen: the switches can run in-network reductions
+  // Not found by discovery: set from a site's definitions (set_nvlink_domains), in the
+  // order given.
+  std::vector<NvlinkDomain> nvlink_domains;
 
   // Same vertices, links (in the same order) and derived views.
   friend bool operator==(const Fabric& a, const Fabric& b);
@@ -120,5 +133,16 @@ struct Fabric {
   [[nodiscard]] std::optional<int> host_index(std::string_view name) const;
   [[nodiscard]] std::size_t switch_count(SwitchTier tier) const;
 };
+
+// What set_nvlink_domains refuses: the message names the domain and the fault.
+class NvlinkDomainError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Replaces fabric.nvlink_domains with `domains`, each one's hosts sorted. Throws
+// NvlinkDomainError (and leaves the fabric as it was) for an empty or unnamed domain, two
+// domains of one name, a host index out of range, or a host in two domains or twice in one.
+void set_nvlink_domains(Fabric& fabric, std::vector<NvlinkDomain> domains);
 
 }  // namespace fabricfit

@@ -2,7 +2,8 @@
 // Layout (docs/snapshot-format.md): a 32-byte header, then the body.
 //   header: magic "\x89FFSNAP\n" | u32 version | u32 flags (0) | u64 body bytes |
 //           u32 CRC-32C of the body | u32 CRC-32C of the 28 header bytes before it
-//   body:   meta, vertices, edges, hosts, leaf groups, pods, degraded links, warnings.
+//   body:   meta, vertices, edges, hosts, leaf groups, pods, degraded links, warnings,
+//           and since version 2 NVLink domains (a version 1 body ends after the warnings).
 // Every index read from the body is checked against what it indexes, so a loaded
 // Fabric is safe to walk even if the body was forged with a valid checksum.
 #include "topology/snapshot.hpp"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "common/atomic_file.hpp"
 #include "common/byte_io.hpp"
@@ -121,6 +123,13 @@ std::string encode_body(const Fabric& f, const SnapshotInfo& info) {
   }
   w.u32(static_cast<std::uint32_t>(f.warnings.size()));
   for (const std::string& s : f.warnings) w.str(s);
+  if (f.nvlink_domains.empty()) return std::move(w.bytes());  // version 1: see encode_snapshot
+  w.u32(static_cast<std::uint32_t>(f.nvlink_domains.size()));
+  for (const NvlinkDomain& d : f.nvlink_domains) {
+    w.str(d.name);
+    w.u32(static_cast<std::uint32_t>(d.hosts.size()));
+    for (int h : d.hosts) w.i32(h);
+  }
   return std::move(w.bytes());
 }
 
@@ -183,8 +192,40 @@ class BodyReader {
 constexpr std::size_t kMinVertex = 1 + 1 + 4 + 8 + 4 * 4, kMinEdge = 4 * 4 + 1 + 4 + 8 + 8 + 1;
 constexpr std::size_t kMinString = 4, kMinHost = 4 + 4 + 4, kMinGroup = 4 + 4 + 4 + 4 + 8 * 4 + 4;
 constexpr std::size_t kMinPod = 4 + 4 + 4 + 8 + 4 + 8, kMinDegraded = 4 + 4 + 4 + 4 + 8 + 8 + 5 + 5;
+constexpr std::size_t kMinDomain = 4 + 4;
 
-Snapshot decode_body(std::string_view body) {
+// Version 2: named domains of hosts, each host in one at most, hosts ascending (what
+// set_nvlink_domains makes), so that every loaded domain is one it would have accepted.
+void decode_domains(BodyReader& r, Fabric& f) {
+  ByteReader& in = r.in();
+  const std::size_t nh = f.hosts.size();
+  std::vector<char> taken(nh, 0);
+  std::set<std::string, std::less<>> names;
+  for (std::uint32_t n = in.count(kMinDomain, "NVLink domains"); n > 0; --n) {
+    NvlinkDomain d;
+    const std::size_t at = in.offset();
+    d.name = in.str();
+    if (d.name.empty()) throw DecodeError(at, "NVLink domain without a name");
+    if (!names.insert(d.name).second) throw DecodeError(at, fmt::format("NVLink domain {} twice", d.name));
+    const std::uint32_t k = in.count(4, "domain hosts");
+    if (k == 0) throw DecodeError(at, fmt::format("NVLink domain {} has no hosts", d.name));
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const std::size_t host_at = in.offset();
+      const int h = r.index(nh, "host", false);
+      if (!d.hosts.empty() && h <= d.hosts.back()) {
+        throw DecodeError(host_at, fmt::format("NVLink domain {}: hosts not in ascending order", d.name));
+      }
+      if (taken[h] != 0) {
+        throw DecodeError(host_at, fmt::format("host {} in two NVLink domains", f.hosts[h].name));
+      }
+      taken[h] = 1;
+      d.hosts.push_back(h);
+    }
+    f.nvlink_domains.push_back(std::move(d));
+  }
+}
+
+Snapshot decode_body(std::string_view body, std::uint32_t version) {
   BodyReader r(body);
   ByteReader& in = r.in();
   Snapshot s;
@@ -303,6 +344,7 @@ Snapshot decode_body(std::string_view body) {
     f.degraded_links.push_back(std::move(d));
   }
   for (std::uint32_t n = in.count(kMinString, "warnings"); n > 0; --n) f.warnings.push_back(in.str());
+  if (version >= 2) decode_domains(r, f);
   if (in.remaining() != 0)
     throw DecodeError(in.offset(), fmt::format("{} bytes after the end", in.remaining()));
 
@@ -331,8 +373,11 @@ Snapshot decode_body(std::string_view body) {
 }  // namespace
 
 std::string encode_snapshot(const Fabric& fabric, const SnapshotInfo& info) {
+  // A fabric without NVLink domains is written as version 1, which every release reads:
+  // a new `fabricfit discover` then never leaves an older slurmctld or slurmd (a rolling
+  // upgrade) without its snapshot. Only domains need version 2.
   const std::string body = encode_body(fabric, info);
-  return encode_file_header(kMagic, kSnapshotVersion, body) + body;
+  return encode_file_header(kMagic, fabric.nvlink_domains.empty() ? 1 : kSnapshotVersion, body) + body;
 }
 
 bool looks_like_snapshot(std::string_view prefix) {
@@ -359,11 +404,11 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& origin) {
   const std::uint32_t body_crc = header.u32();
   const std::uint32_t header_crc = header.u32();
   const bool header_ok = crc32c(bytes.substr(0, kSnapshotHeaderBytes - 4)) == header_crc;
-  if (version != kSnapshotVersion) {
+  if (version < kSnapshotOldestVersion || version > kSnapshotVersion) {
     throw fail(header_ok
-                   ? fmt::format("format version {}; this fabricfit reads version {} only (rerun "
+                   ? fmt::format("format version {}; this fabricfit reads versions {} to {} only (rerun "
                                  "`fabricfit discover` with this version)",
-                                 version, kSnapshotVersion)
+                                 version, kSnapshotOldestVersion, kSnapshotVersion)
                    : fmt::format("corrupt header (checksum mismatch; version field reads {})", version));
   }
   if (!header_ok) throw fail("corrupt header (checksum mismatch)");
@@ -379,7 +424,7 @@ Snapshot decode_snapshot(std::string_view bytes, const std::string& origin) {
   const std::string_view body = bytes.substr(kSnapshotHeaderBytes);
   if (crc32c(body) != body_crc) throw fail("corrupt body (CRC-32C mismatch): the file was damaged");
   try {
-    return decode_body(body);
+    return decode_body(body, version);
   } catch (const DecodeError& e) {
     throw fail(fmt::format("invalid body {}", e.what()));
   } catch (const std::bad_alloc&) {

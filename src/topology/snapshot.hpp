@@ -2,8 +2,8 @@
 // The fabric snapshot: the Fabric model as `fabricfit discover` built it, saved so that
 // the controller loads it without discovering or interpreting anything. A versioned
 // binary file with CRC-32C checksums, written atomically; docs/snapshot-format.md
-// describes every byte. A snapshot that is truncated, corrupt or of another format
-// version is refused whole, never half-loaded.
+// describes every byte. A snapshot that is truncated, corrupt or of a format version
+// this fabricfit does not read is refused whole, never half-loaded.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,10 @@
 
 namespace fabricfit {
 
-inline constexpr std::uint32_t kSnapshotVersion = 1;
+// Written: version 2 (NVLink domains after the warnings) for a fabric with NVLink domains,
+// else version 1, which older releases read too. Read: 1 (no domains) and 2.
+inline constexpr std::uint32_t kSnapshotVersion = 2;
+inline constexpr std::uint32_t kSnapshotOldestVersion = 1;
 inline constexpr std::size_t kSnapshotHeaderBytes = 32;
 
 // Where a snapshot came from; not part of the model.

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// libFuzzer target for the snapshot loader. Each input is tried twice: as a whole file
-// (header checks), and with its body re-wrapped in a header whose checksums are right,
-// so that the mutations reach the body decoder instead of stopping at the CRC. A loaded
-// Fabric must be safe to walk and must encode back to what decodes to an equal Fabric.
+// libFuzzer target for the snapshot loader. Each input is tried as a whole file (header
+// checks), and with its body re-wrapped in a header whose checksums are right, once for
+// each format version read (1, and 2 with NVLink domains), so that the mutations reach the
+// body decoder instead of stopping at the CRC. A loaded Fabric must be safe to walk and
+// must encode back to what decodes to an equal Fabric.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/file_header.hpp"
 #include "topology/snapshot.hpp"
@@ -38,6 +40,15 @@ void walk(const fabricfit::Fabric& f) {
     if (p.pod >= 0) sum += f.pods.at(static_cast<std::size_t>(p.pod)).name.size();
   }
   for (auto [e, end] = boost::edges(f.graph); e != end; ++e) sum += f.graph[*e].rate.speed.size();
+  std::vector<char> in_domain(f.hosts.size(), 0);
+  for (const auto& d : f.nvlink_domains) {
+    if (d.name.empty() || d.hosts.empty()) std::abort();
+    for (int h : d.hosts) {
+      if (in_domain.at(static_cast<std::size_t>(h)) != 0) std::abort();  // one domain per host
+      in_domain[static_cast<std::size_t>(h)] = 1;
+      sum += f.hosts[static_cast<std::size_t>(h)].name.size();
+    }
+  }
   if (sum == 1234567) std::abort();  // keeps the walk from being optimised away
 }
 
@@ -51,11 +62,11 @@ void try_decode(std::string_view bytes) {
   }
 }
 
-std::string with_valid_header(std::string_view body) {
+std::string with_valid_header(std::string_view body, std::uint32_t version) {
   return fabricfit::encode_file_header(std::string_view("\x89"
                                                         "FFSNAP\n",
                                                         8),
-                                       fabricfit::kSnapshotVersion, body) +
+                                       version, body) +
          std::string(body);
 }
 
@@ -68,6 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fabricfit::looks_like_snapshot(in) && in.size() >= fabricfit::kSnapshotHeaderBytes
           ? in.substr(fabricfit::kSnapshotHeaderBytes)
           : in;
-  try_decode(with_valid_header(body));
+  for (std::uint32_t v = fabricfit::kSnapshotOldestVersion; v <= fabricfit::kSnapshotVersion; ++v) {
+    try_decode(with_valid_header(body, v));
+  }
   return 0;
 }

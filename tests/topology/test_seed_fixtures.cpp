@@ -19,6 +19,7 @@
 #include "site/site_config.hpp"
 #include "topology/node_name_map.hpp"
 #include "topology/readers/ibnetdiscover_reader.hpp"
+#include "topology/slurm_blocks.hpp"
 #include "topology/snapshot.hpp"
 
 namespace fabricfit {
@@ -109,6 +110,24 @@ TEST(SeedFixtures, SnapshotsOfTheCurrentFormatLoad) {
       ADD_FAILURE() << e.what() << " (regenerate it with `fabricfit discover --from`)";
     }
   }
+}
+
+TEST(SeedFixtures, SlurmBlocksParseOrNameTheLine) {
+  const auto files = fixtures_in("slurm-blocks");
+  ASSERT_EQ(files.size(), 3u);
+  try {
+    (void)parse_slurm_blocks(read_all(files[0]), "node-in-two-blocks.conf");
+    ADD_FAILURE() << "node-in-two-blocks.conf was accepted";
+  } catch (const SlurmBlocksError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "node-in-two-blocks.conf:2: node gpu002 of block b is already in block a (line 1)");
+  }
+  const auto racks = parse_slurm_blocks(read_all(files[1]), "nvl72.conf");
+  ASSERT_EQ(racks.blocks.size(), 4u);
+  EXPECT_EQ(racks.blocks[3].nodes.size(), 18u);
+  EXPECT_EQ(racks.blocks[3].line, 5);
+  EXPECT_EQ(racks.block_sizes, (std::vector<int>{18, 36, 72}));
+  EXPECT_EQ(parse_slurm_blocks(read_all(files[2]), "two-blocks.conf").blocks.size(), 2u);
 }
 
 TEST(SeedFixtures, SlurmNodeLinesParseOrNameTheLine) {

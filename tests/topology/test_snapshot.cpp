@@ -134,13 +134,13 @@ TEST(Snapshot, EveryFlippedBitIsRefused) {
 
 TEST(Snapshot, OtherVersionsAndFilesAreRefused) {
   const std::string bytes = encode_snapshot(rails_three_tier(), info());
-  // A version 2 header, checksummed as a newer fabricfit would write it.
-  std::string v2 = bytes;
-  v2[8] = 2;
-  const std::uint32_t crc = crc32c(std::string_view(v2).substr(0, 28));
-  std::memcpy(v2.data() + 28, &crc, 4);
-  EXPECT_EQ(error_of(v2),
-            "fabric.snap: format version 2; this fabricfit reads version 1 only (rerun `fabricfit "
+  // A version 3 header, checksummed as a newer fabricfit would write it.
+  std::string v3 = bytes;
+  v3[8] = 3;
+  const std::uint32_t crc = crc32c(std::string_view(v3).substr(0, 28));
+  std::memcpy(v3.data() + 28, &crc, 4);
+  EXPECT_EQ(error_of(v3),
+            "fabric.snap: format version 3; this fabricfit reads versions 1 to 2 only (rerun `fabricfit "
             "discover` with this version)");
   EXPECT_EQ(error_of("#\n# Topology file: generated on ...\n"),
             "fabric.snap: not a fabricfit snapshot (no snapshot magic at the start)");
