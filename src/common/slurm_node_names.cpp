@@ -9,20 +9,9 @@
 #include <sstream>
 
 #include "common/hostlist_expand.hpp"
+#include "common/iequals.hpp"
 
 namespace fabricfit {
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 std::vector<std::string> parse_slurm_node_lines(std::string_view text, const std::string& source) {
   std::vector<std::string> names;

@@ -9,12 +9,12 @@
 #include <optional>
 #include <string_view>
 
+#include "common/iequals.hpp"
+
 namespace fabricfit::conf {
 
 inline bool key_is(std::string_view key, std::string_view name) {
-  return std::ranges::equal(key, name, [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-  });
+  return iequals(key, name);
 }
 
 // A whole decimal number in [low, high]; nullopt otherwise.

@@ -12,18 +12,10 @@
 #include "common/atomic_file.hpp"
 #include "common/hostlist.hpp"
 #include "common/hostlist_expand.hpp"
+#include "common/iequals.hpp"
 
 namespace fabricfit {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
 
 struct Word {
   std::string key, value;
