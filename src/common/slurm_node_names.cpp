@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/conf_lines.hpp"
 #include "common/hostlist_expand.hpp"
 #include "common/iequals.hpp"
 
@@ -16,21 +17,8 @@ namespace fabricfit {
 std::vector<std::string> parse_slurm_node_lines(std::string_view text, const std::string& source) {
   std::vector<std::string> names;
   std::set<std::string> seen;
-  std::istringstream in{std::string(text)};
-  std::string line, joined;
-  int number = 0, first_line = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (joined.empty()) first_line = number;
-    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    if (!line.empty() && line.back() == '\\') {
-      line.pop_back();
-      joined += line + ' ';
-      continue;
-    }
-    joined += line;
-    std::istringstream words(joined);
-    joined.clear();
+  for_each_conf_line(text, [&](const std::string& line, int first_line) {
+    std::istringstream words(line);
     std::string word;
     while (words >> word) {
       const auto eq = word.find('=');
@@ -48,7 +36,7 @@ std::vector<std::string> parse_slurm_node_lines(std::string_view text, const std
         throw SlurmNodesError(fmt::format("{}:{}: NodeName={}: {}", source, first_line, value, e.what()));
       }
     }
-  }
+  });
   return names;
 }
 

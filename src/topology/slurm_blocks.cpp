@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/conf_lines.hpp"
 #include "common/hostlist.hpp"
 #include "common/hostlist_expand.hpp"
 #include "common/iequals.hpp"
@@ -126,24 +127,7 @@ class Parser {
 
 SlurmBlocks parse_slurm_blocks(std::string_view text, const std::string& origin) {
   Parser parser(origin);
-  std::istringstream in{std::string(text)};
-  std::string line, joined;
-  int number = 0, first_line = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (joined.empty()) first_line = number;
-    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty() && line.back() == '\\') {
-      line.pop_back();
-      joined += line + ' ';
-      continue;
-    }
-    joined += line;
-    parser.line(joined, first_line);
-    joined.clear();
-  }
-  if (!joined.empty()) parser.line(joined, first_line);
+  for_each_conf_line(text, [&](const std::string& line, int first) { parser.line(line, first); });
   return parser.finish();
 }
 
