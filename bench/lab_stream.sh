@@ -38,13 +38,27 @@
 # on-CPU, run-queue and blocked time, and its time in select_nodes and the topology
 # evaluation; bench/cycle_probe_summary.py compares the runs. Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
 # (and on interruption).
+#
+# FAULTS=1 (issue 29 item 7; docs/placement.md, "Lab stream with faults"): the same stream
+# through a fabric that fails mid-stream, the same events at the same times in both runs.
+# `fabricfit health --sweep` sweeps the lab's ibsim every SWEEP_S (20) seconds from the
+# start (each policy's run; only topology/fabricfit reads the file). FAULT_AT seconds after
+# the first arrival (a quarter of WALL_MIN) FAULT_HOST's HCA link (gpu004) turns sub-healthy
+# (its SymbolErrorCounter climbs before every sweep; the emulated jobs on it keep
+# SLOW_KEEPS (0.5) of its rate) and an uplink of leaf group FAULT_GROUP (2) starts to flap:
+# it drops then and every FLAP_S (60) seconds (LinkDownedCounter, one more per drop). Each
+# drop fails every job whose traffic crosses it (bench/lab_job.sh), which Slurm requeues
+# (scontrol requeue, its start held back by nothing) and which runs again from its last
+# checkpoint, taken every CKPT (3600) trace seconds of its work. MARK defaults to
+# lab-stream-faults; the summary is bench/lab_stream_faults_summary.py.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-lab-stream-results}
 update_docs=${2:-}
 jobs=${JOBS:-320}
 start=${START:-0}
-mark=${MARK:-lab-stream}   # --update-docs: the docs/placement.md section between MARK:begin/end
+faults=${FAULTS:-0}
+if [ "$faults" = 1 ]; then mark=${MARK:-lab-stream-faults}; else mark=${MARK:-lab-stream}; fi # --update-docs: the docs/placement.md section between MARK:begin/end
 wall_min=${WALL_MIN:-12}
 cap_h=${CAP_H:-8}
 load=${LOAD:-0.8}
@@ -60,8 +74,16 @@ routing=${ROUTING:-static}
 rule=${RULE:-multi=ring,alltoall=0.5}
 estimate=${ESTIMATE:-limit}
 degrade=groups=3,fraction=0.5,rate=4xEDR
+sweep_s=${SWEEP_S:-20}
+fault_at=${FAULT_AT:-$((wall_min * 15))}
+flap_s=${FLAP_S:-60}
+fault_group=${FAULT_GROUP:-2}
+fault_host=${FAULT_HOST:-gpu004}
+slow_keeps=${SLOW_KEEPS:-0.5}
+ckpt_trace_s=${CKPT:-3600}
 [ -x "$ff" ] || { echo "lab_stream: no fabricfit at $ff (FABRICFIT=...)" >&2; exit 1; }
 [ "${PERF:-0}" != 1 ] || command -v perf > /dev/null || { echo "lab_stream: PERF=1 needs perf (apt-get install linux-perf)" >&2; exit 1; }
+[ "$faults" != 1 ] || command -v opensm > /dev/null || { echo "lab_stream: FAULTS=1 needs opensm (contrib/setup-slurm.sh)" >&2; exit 1; }
 [ "${PROBE:-0}" != 1 ] || command -v bpftrace > /dev/null || { echo "lab_stream: PROBE=1 needs bpftrace (apt-get install bpftrace)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(realpath "$out")
@@ -88,6 +110,7 @@ first_submit=$(awk -F, 'NR > 1 { s = $2 + 0; if (NR == 2 || s < first) first = s
 compression=$(awk -F, -v w="$wall_min" -v f="$first_submit" 'NR > 1 { s = $2 - f; if (s > last) last = s; d = $3 + 0; if (d > dmax) dmax = d }
   END { printf "%.3f", (last + dmax) / (w * 60) }' "$out/jobs.csv")
 log "$(($(wc -l < "$out/jobs.csv") - 1)) jobs, trace time / $compression (durations capped at ${cap_h} h)"
+ckpt_s=$(awk -v c="$ckpt_trace_s" -v k="$compression" 'BEGIN { printf "%.3f", c / k }')
 
 # 2. One lab run per policy.
 cat > "$out/extra.conf.in" <<EOC
@@ -123,6 +146,71 @@ perf_summary() {
       break } }'
 }
 
+# FAULTS=1: the lab's ibsim, swept and broken as the header says. sim runs a command
+# against it as a site's host would (umad2sim, attached at gpu001's HCA).
+sim() {
+  (cd "$simdir" && SIM_HOST=$sim_attach OSM_TMP_DIR=$simdir OSM_CACHE_DIR=$simdir LD_PRELOAD=$umad2sim timeout 120 "$@")
+}
+sweep() {
+  sim "$ff" health --sweep --quiet --conf "$res/fabricfit.conf" --snapshot "$dir/fabric.snapshot" \
+    >> "$res/faults/sweeps.log" 2>&1 || log "$1: a health sweep failed ($(tail -1 "$res/faults/sweeps.log"))"
+}
+gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+# fault_loop RUN T0 (lab, dir, res: the run's): sweeps every SWEEP_S; from T0 + FAULT_AT the
+# host link's errors and the uplink's drops, each event written for the emulated jobs
+# (RES/faults).
+fault_loop() {
+  local run=$1 t_start now next_sweep=0 next_drop started=0 drops=0 symbols=0
+  t_start=$(awk -v t="$2" -v a="$fault_at" 'BEGIN { printf "%.3f", t + a }')
+  next_drop=$t_start
+  while :; do
+    now=$(date +%s.%N)
+    if [ "$started" = 0 ] && ! gt "$t_start" "$now"; then
+      started=1
+      echo "$now host $fault_host $slow_keeps" >> "$res/faults/slow"
+      log "$run: $fault_host's link sub-healthy, leaf group $fault_group's uplink flapping every $flap_s s"
+    fi
+    if [ "$started" = 1 ] && ! gt "$next_drop" "$now"; then
+      drops=$((drops + 1))
+      lab_sim_cmd "PerformanceSet \"$fault_leaf_guid\"[$fault_uplink_port] PortCounters.LinkDownedCounter=$drops" ||
+        log "$run: ibsim did not answer the drop"
+      echo "$(date +%s.%N) uplink $fault_group_hosts" >> "$res/faults/drops"
+      next_drop=$(awk -v t="$next_drop" -v d="$flap_s" 'BEGIN { printf "%.3f", t + d }')
+    fi
+    if ! gt "$next_sweep" "$now"; then
+      if [ "$started" = 1 ]; then
+        # Symbol errors far above the specification's 1e-12 (HealthSymbolBer) for a sweep
+        # interval; 16 bits hold 300 sweeps of them.
+        symbols=$((symbols + 200))
+        lab_sim_cmd "PerformanceSet \"$fault_host_guid\"[1] PortCounters.SymbolErrorCounter=$symbols" ||
+          log "$run: ibsim did not answer the symbol errors"
+      fi
+      sweep "$run"
+      next_sweep=$(awk -v t="$now" -v d="$sweep_s" 'BEGIN { printf "%.3f", t + d }')
+    fi
+    sleep 0.5
+  done
+}
+# requeue_loop RES: a job its emulator failed goes back to the queue at once (Slurm holds a
+# requeued job for its credential's lifetime, 121 s, minutes of trace time here: cleared).
+requeue_loop() {
+  local f id
+  while :; do
+    for f in "$1/registry/failed"/*; do
+      [ -e "$f" ] || continue
+      id=${f##*/}
+      wait_for 30 bash -c '[ "$(squeue -h -j "$1" -o %T 2>/dev/null)" != RUNNING ]' _ "$id" || true
+      if scontrol requeue "$id" 2>> "$1/requeue.err" && scontrol update jobid="$id" StartTime=now 2>> "$1/requeue.err"; then
+        echo "$(date +%s.%N) $id" >> "$1/requeued"
+      else
+        echo "$(date +%s.%N) $id requeue failed" >> "$1/requeue.err"
+      fi
+      rm -f "$f"
+    done
+    sleep 0.5
+  done
+}
+
 run_policy() {
   local policy=${1%%.*} dir=$lab_prefix-${1%%.*} res=$out/$1 port t0 now i perf_pid='' probe_pid=''
   rm -rf "$res"; mkdir -p "$res/jobs" "$res/registry"
@@ -138,6 +226,31 @@ run_policy() {
     --ctld-port "$port" --slurmd-port $((port + 1)) --slurm-conf-extra "$res/extra.conf" \
     --fabricfit-conf "$res/fabricfit.conf" --timeout 120 || return 1
   cp "$dir/fabric.snapshot" "$res/fabric.snapshot"
+  local fault_pid='' requeue_pid='' lab=$dir leaf
+  local -a fault_env=()
+  if [ "$faults" = 1 ]; then
+    mkdir -p "$res/faults" "$res/registry/failed" "$res/registry/ckpt"
+    : > "$res/faults/drops"
+    : > "$res/faults/slow"
+    simdir=$res/sim
+    mkdir -p "$simdir"
+    umad2sim=$(umad2sim_lib)
+    [ -n "$umad2sim" ] || { log "FAULTS=1 needs libumad2sim.so (package libumad2sim0)"; return 1; }
+    sim_attach=$(lab_guid gpu001)
+    fault_host_guid=$(lab_guid "$fault_host")
+    leaf=$(printf 'ib-leaf-%03d' "$fault_group")
+    fault_leaf_guid=$(lab_guid "$leaf")
+    # The leaf's hosts and its first uplink port, from the net ibsim runs.
+    fault_group_hosts=$(awk -v leaf="\"$leaf\"" '/^Switch/ { in_leaf = index($0, leaf) > 0; next } /^$/ { in_leaf = 0 }
+      in_leaf && /"H-/ && match($0, /# "[^ "]+/) { print substr($0, RSTART + 3, RLENGTH - 3) }' "$dir/fabric.net" | paste -sd, -)
+    fault_uplink_port=$(awk -v leaf="\"$leaf\"" '/^Switch/ { in_leaf = index($0, leaf) > 0; next } /^$/ { in_leaf = 0 }
+      in_leaf && /"S-/ { gsub(/[][]/, "", $1); print $1; exit }' "$dir/fabric.net")
+    [ -n "$sim_attach" ] && [ -n "$fault_host_guid" ] && [ -n "$fault_leaf_guid" ] && [ -n "$fault_group_hosts" ] && [ -n "$fault_uplink_port" ] ||
+      { log "$1: no $fault_host or $leaf in $dir/fabric.net"; return 1; }
+    sim opensm --once -f "$simdir/osm.log" -s 0 > "$simdir/osm.out" 2>&1 || { log "$1: opensm could not program the routes"; return 1; }
+    printf '%s %s %s\n' "$fault_group" "$fault_uplink_port" "$fault_group_hosts" > "$res/faults/where"
+    fault_env=(LAB_FAULTS="$res/faults" LAB_CKPT_S="$ckpt_s")
+  fi
   "$ff" show --json "$res/fabric.snapshot" > "$res/fabric.json"
   [ ! -f "$dir/topology.conf" ] || cp "$dir/topology.conf" "$res/topology.conf"
   for so in "$SLURM_PREFIX/lib/slurm/topology_fabricfit.so" "$ff"; do
@@ -159,6 +272,12 @@ run_policy() {
   fi
   t0=$(date +%s.%N)
   echo "$t0" > "$res/t0"
+  if [ "$faults" = 1 ]; then
+    fault_loop "$1" "$t0" &
+    fault_pid=$!
+    requeue_loop "$res" &
+    requeue_pid=$!
+  fi
   # Submit every job at its compressed arrival time.
   i=0
   while IFS=, read -r _ submit dur nodes gpn f pattern; do
@@ -173,16 +292,26 @@ run_policy() {
     # The pattern reaches topology/fabricfit through the SPANK option (tree ignores it).
     local -a pat=()
     [ "$nodes" -lt 2 ] || [ ! -e "$SLURM_PREFIX/lib/slurm/fabricfit.so" ] || pat=(--comm-pattern="$pattern")
-    sbatch --parsable -J "s$i" -N "$nodes" --gpus-per-node="$gpn" --time="$tlim" -o "$res/jobs/%j.out" "${pat[@]}" \
+    # Appended: a requeued job's runs write to one file.
+    local jid
+    if jid=$(env "${fault_env[@]}" sbatch --parsable --requeue --open-mode=append -J "s$i" -N "$nodes" --gpus-per-node="$gpn" --time="$tlim" \
+      -o "$res/jobs/%j.out" "${pat[@]}" \
       "$top/bench/lab_job.sh" "$base" "$f" "$pattern" "$gpn" "$res/fabric.snapshot" "$res/registry" "$ff" "$tick" \
-      --demand "$demand" --routing "$routing" \
-      >> "$res/submitted" 2>> "$res/sbatch.err" || echo "sbatch failed for s$i" >> "$res/sbatch.err"
+      --demand "$demand" --routing "$routing" 2>> "$res/sbatch.err"); then
+      echo "$jid" >> "$res/submitted"
+      echo "$jid $at $nodes $gpn $f $base" >> "$res/arrivals"
+    else
+      echo "sbatch failed for s$i" >> "$res/sbatch.err"
+    fi
   done < <(tail -n +2 "$out/jobs.csv")
   log "$1: $i jobs submitted in $(awk -v t="$t0" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - t }') s; waiting for them to end"
   # shellcheck disable=SC2016 # for the inner shell
   # Only an answer from slurmctld counts: a squeue that fails (a busy controller) prints
   # nothing, which must not end the run while jobs still run.
-  wait_for $((wall_min * 60 * 4)) bash -c 'q=$(squeue -h -o %A) && [ -z "$q" ]' || log "$1: jobs still queued at the deadline"
+  # A failed job not yet requeued is not done either.
+  wait_for $((wall_min * 60 * 4)) bash -c 'q=$(squeue -h -o %A) && [ -z "$q" ] && ! ls "$1"/registry/failed/* > /dev/null 2>&1' _ "$res" ||
+    log "$1: jobs still queued at the deadline"
+  [ -z "$fault_pid" ] || { kill "$fault_pid" "$requeue_pid" 2> /dev/null; wait "$fault_pid" "$requeue_pid" 2> /dev/null || true; }
   date +%s.%N > "$res/t1"
   sdiag > "$res/sdiag.txt"
   ctld_cpu "$dir" > "$res/ctld_cpu1"
@@ -213,7 +342,12 @@ for ((k = 1; k <= repeat; k++)); do
 done
 
 # 3. The comparison.
+if [ "$faults" = 1 ]; then
+  python3 "$top/bench/lab_stream_faults_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" \
+    "$sweep_s" "$fault_at" "$flap_s" "$fault_group" "$fault_host" "$slow_keeps" "$ckpt_trace_s" "${runs[@]}" > "$out/lab.md"
+else
 python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" "$demand" "$routing" "$rule" "$estimate" "${runs[@]}" > "$out/lab.md"
+fi
 cat "$out/lab.md"
 if [ "$update_docs" = "--update-docs" ]; then
   cp "$out/per_job.csv" "$top/docs/${mark//-/_}_jobs.csv"

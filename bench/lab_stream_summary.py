@@ -74,7 +74,8 @@ def sdiag_fields(path):
     return res
 
 
-def emulator_lines(directory):
+def emulator_runs(directory):
+    """Every lab_job line per job id, in order (a requeued job's runs append to one file)."""
     out = {}
     if not os.path.isdir(directory):
         return out
@@ -82,9 +83,13 @@ def emulator_lines(directory):
         for line in open(os.path.join(directory, name), errors="replace"):
             if line.startswith("lab_job "):
                 parts = line.split()
-                kv = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
-                out[parts[1]] = kv
+                out.setdefault(parts[1], []).append(dict(p.split("=", 1) for p in parts[2:] if "=" in p))
     return out
+
+
+def emulator_lines(directory):
+    """The last lab_job line per job id: its last run."""
+    return {job: lines[-1] for job, lines in emulator_runs(directory).items()}
 
 
 def plugin_decisions(path):
