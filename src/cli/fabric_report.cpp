@@ -56,6 +56,17 @@ json end_json(const LinkEnd& e) {
   return {{"node", e.node}, {"guid", fmt::format("{:#018x}", e.guid)}, {"port", e.port}};
 }
 
+// The names of the leaf groups a domain's hosts hang off.
+std::vector<std::string> domain_leaf_groups(const Fabric& f, const NvlinkDomain& d) {
+  std::vector<std::string> names;
+  for (int g : leaf_groups_of(f, d)) names.push_back(f.leaf_groups[g].name);
+  return names;
+}
+
+std::string domain_leaf_groups_text(const Fabric& f, const NvlinkDomain& d) {
+  return fmt::format("{}", fmt::join(domain_leaf_groups(f, d), ","));
+}
+
 }  // namespace
 
 std::string ratio_text(double oversubscription) {
@@ -118,14 +129,18 @@ std::string fabric_text(const Snapshot& s) {
 
   if (!f.nvlink_domains.empty()) {
     out += fmt::format("\nNVLink domains ({}):\n", f.nvlink_domains.size());
-    std::size_t name_width = 4;
-    for (const NvlinkDomain& d : f.nvlink_domains) name_width = std::max(name_width, d.name.size());
-    out += fmt::format("  {:<{}}  {:>5}  {}\n", "NAME", name_width, "HOSTS", "HOSTLIST");
+    std::size_t name_width = 4, groups_width = 11;
+    for (const NvlinkDomain& d : f.nvlink_domains) {
+      name_width = std::max(name_width, d.name.size());
+      groups_width = std::max(groups_width, domain_leaf_groups_text(f, d).size());
+    }
+    out += fmt::format("  {:<{}}  {:>5}  {:<{}}  {}\n", "NAME", name_width, "HOSTS", "LEAF GROUPS",
+                       groups_width, "HOSTLIST");
     for (const NvlinkDomain& d : f.nvlink_domains) {
       std::vector<std::string> names;
       for (int h : d.hosts) names.push_back(f.hosts[h].name);
-      out +=
-          fmt::format("  {:<{}}  {:>5}  {}\n", d.name, name_width, d.hosts.size(), compress_hostlist(names));
+      out += fmt::format("  {:<{}}  {:>5}  {:<{}}  {}\n", d.name, name_width, d.hosts.size(),
+                         domain_leaf_groups_text(f, d), groups_width, compress_hostlist(names));
     }
   }
 
@@ -199,7 +214,7 @@ json fabric_json(const Snapshot& s) {
   for (const NvlinkDomain& d : f.nvlink_domains) {
     json hosts = json::array();
     for (int h : d.hosts) hosts.push_back(f.hosts[h].name);
-    domains.push_back({{"name", d.name}, {"hosts", hosts}});
+    domains.push_back({{"name", d.name}, {"hosts", hosts}, {"leaf_groups", domain_leaf_groups(f, d)}});
   }
   j["nvlink_domains"] = domains;
   json degraded = json::array();
@@ -266,6 +281,16 @@ std::string diff_text(const FabricDiff& d, const std::string& before, const std:
   for (const auto& g : d.groups_gone) out += fmt::format("  - {}\n", g);
   section("Leaf groups added", d.groups_added.size());
   for (const auto& g : d.groups_added) out += fmt::format("  + {}\n", g);
+  section("NVLink domains changed", d.domains_changed.size());
+  for (const auto& c : d.domains_changed) {
+    out += fmt::format("  ~ {}:{}{}\n", c.domain,
+                       c.hosts_gone.empty() ? "" : fmt::format(" - {}", compress_hostlist(c.hosts_gone)),
+                       c.hosts_added.empty() ? "" : fmt::format(" + {}", compress_hostlist(c.hosts_added)));
+  }
+  section("NVLink domains gone", d.domains_gone.size());
+  for (const auto& n : d.domains_gone) out += fmt::format("  - {}\n", n);
+  section("NVLink domains added", d.domains_added.size());
+  for (const auto& n : d.domains_added) out += fmt::format("  + {}\n", n);
   return out;
 }
 
@@ -304,6 +329,10 @@ json diff_json(const FabricDiff& d, const std::string& before, const std::string
                       {"uplinks_after", g.uplinks_after},
                       {"lost_up_gbps", std::max(0.0, g.up_before - g.up_after)}});
   }
+  json domains = json::array();
+  for (const auto& c : d.domains_changed) {
+    domains.push_back({{"name", c.domain}, {"hosts_gone", c.hosts_gone}, {"hosts_added", c.hosts_added}});
+  }
   return {{"before", before},
           {"after", after},
           {"identical", d.empty()},
@@ -318,7 +347,10 @@ json diff_json(const FabricDiff& d, const std::string& before, const std::string
           {"renamed", renamed},
           {"leaf_groups_changed", groups},
           {"leaf_groups_gone", d.groups_gone},
-          {"leaf_groups_added", d.groups_added}};
+          {"leaf_groups_added", d.groups_added},
+          {"nvlink_domains_changed", domains},
+          {"nvlink_domains_gone", d.domains_gone},
+          {"nvlink_domains_added", d.domains_added}};
 }
 
 }  // namespace fabricfit::cli

@@ -86,4 +86,15 @@ void set_nvlink_domains(Fabric& fabric, std::vector<NvlinkDomain> domains) {
   fabric.nvlink_domains = std::move(domains);
 }
 
+std::vector<int> leaf_groups_of(const Fabric& fabric, const NvlinkDomain& domain) {
+  std::vector<int> groups;
+  for (int h : domain.hosts) {
+    if (h < 0 || h >= static_cast<int>(fabric.hosts.size())) continue;
+    if (const int g = fabric.hosts[h].leaf_group; g >= 0) groups.push_back(g);
+  }
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  return groups;
+}
+
 }  // namespace fabricfit

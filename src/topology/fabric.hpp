@@ -145,4 +145,9 @@ class NvlinkDomainError : public std::invalid_argument {
 // domains of one name, a host index out of range, or a host in two domains or twice in one.
 void set_nvlink_domains(Fabric& fabric, std::vector<NvlinkDomain> domains);
 
+// The leaf groups a domain's hosts hang off (indices into Fabric::leaf_groups, ascending):
+// one where a rack's trays share a leaf group, more where they reach several (a host in no
+// group adds none).
+[[nodiscard]] std::vector<int> leaf_groups_of(const Fabric& fabric, const NvlinkDomain& domain);
+
 }  // namespace fabricfit

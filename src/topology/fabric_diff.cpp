@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "topology/fabric_diff.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -80,12 +82,24 @@ std::map<std::uint64_t, std::string> node_names(const Fabric& f) {
   return out;
 }
 
+// Each NVLink domain's host names, sorted, by domain name.
+std::map<std::string, std::vector<std::string>> domain_hosts(const Fabric& f) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const NvlinkDomain& dom : f.nvlink_domains) {
+    auto& names = out[dom.name];
+    for (int h : dom.hosts) names.push_back(f.hosts[h].name);
+    std::ranges::sort(names);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool FabricDiff::empty() const {
   return links_gone.empty() && links_added.empty() && rate_changes.empty() && hosts_missing.empty() &&
          hosts_added.empty() && hosts_moved.empty() && switches_gone.empty() && switches_added.empty() &&
-         renamed.empty() && groups_changed.empty() && groups_gone.empty() && groups_added.empty();
+         renamed.empty() && groups_changed.empty() && groups_gone.empty() && groups_added.empty() &&
+         domains_changed.empty() && domains_gone.empty() && domains_added.empty();
 }
 
 FabricDiff diff_fabrics(const Fabric& before, const Fabric& after) {
@@ -152,6 +166,22 @@ FabricDiff diff_fabrics(const Fabric& before, const Fabric& after) {
   }
   for (const auto& [name, g] : ga) {
     if (!gb.contains(name)) d.groups_added.push_back(name);
+  }
+
+  const auto db = domain_hosts(before), da = domain_hosts(after);
+  for (const auto& [name, hosts] : db) {
+    const auto it = da.find(name);
+    if (it == da.end()) {
+      d.domains_gone.push_back(name);
+      continue;
+    }
+    DomainChange c{name, {}, {}};
+    std::ranges::set_difference(hosts, it->second, std::back_inserter(c.hosts_gone));
+    std::ranges::set_difference(it->second, hosts, std::back_inserter(c.hosts_added));
+    if (!c.hosts_gone.empty() || !c.hosts_added.empty()) d.domains_changed.push_back(std::move(c));
+  }
+  for (const auto& [name, hosts] : da) {
+    if (!db.contains(name)) d.domains_added.push_back(name);
   }
   return d;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // What changed between two Fabrics of one subnet: cables gone or added, cables running
 // at another width or speed, hosts missing, new or moved to other leaves, switches gone
-// or added, nodes renamed, and the leaf groups whose capacity changed. Nodes are matched
+// or added, nodes renamed, the leaf groups whose capacity changed and the NVLink domains
+// that lost or gained hosts (matched by name, hosts by name). Nodes are matched
 // by node GUID and cables by their two (GUID, port) ends, so renaming a node is not
 // mistaken for replacing it.
 #pragma once
@@ -42,6 +43,11 @@ struct GroupChange {
   int uplinks_before = 0, uplinks_after = 0;
 };
 
+struct DomainChange {
+  std::string domain;
+  std::vector<std::string> hosts_gone, hosts_added;  // host names, sorted
+};
+
 struct Rename {
   std::uint64_t guid = 0;
   std::string before, after;
@@ -55,6 +61,8 @@ struct FabricDiff {
   std::vector<Rename> renamed;
   std::vector<GroupChange> groups_changed;
   std::vector<std::string> groups_gone, groups_added;
+  std::vector<DomainChange> domains_changed;
+  std::vector<std::string> domains_gone, domains_added;
   [[nodiscard]] bool empty() const;
 };
 

@@ -5,7 +5,8 @@
 # --blocks-output FILE` writes Slurm BlockName lines, `discover --blocks FILE` puts them in
 # the snapshot, `show` lists them (text and JSON); a blocks file that does not read whole
 # (unknown node, node in two blocks, bad hostlist, bad key) is refused with FILE:LINE: reason
-# and writes no snapshot, not even over an old one. A fabric of 2 leaf groups x 4 hosts
+# and writes no snapshot, not even over an old one. `show` gives each domain's leaf groups;
+# `diff` the domains changed, gone and added. A fabric of 2 leaf groups x 4 hosts
 # (gpu001..gpu008), domains of 2 hosts. Part of `make check`; no lab: needs only the
 # fabricfit CLI (FABRICFIT_BIN, set by `make check`, or build/fabricfit) and jq.
 set -u
@@ -54,13 +55,13 @@ check "discover says how many domains it read ($(cat "$d/discover.out"))" grep -
 # ---- show ---------------------------------------------------------------------------------------
 "$ff" show "$d/f.snap" > "$d/show.txt" 2> "$d/show.err" || fail "show" "$(cat "$d/show.err")"
 check "show lists the domains" grep -q "^NVLink domains (4):" "$d/show.txt"
-check "with name, host count and hostlist" grep -qE "^  nvl0 +2  gpu\[001-002\]$" "$d/show.txt"
-check "every one of them" test "$(grep -cE "^  nvl[0-3] +2  gpu\[[0-9]{3}-[0-9]{3}\]$" "$d/show.txt")" = 4
+check "with name, host count, leaf groups and hostlist" grep -qE "^  nvl0 +2  ib-leaf-001 +gpu\[001-002\]$" "$d/show.txt"
+check "every one of them" test "$(grep -cE "^  nvl[0-3] +2  ib-leaf-00[12] +gpu\[[0-9]{3}-[0-9]{3}\]$" "$d/show.txt")" = 4
 "$ff" show --json "$d/f.snap" > "$d/show.json" 2> "$d/show.err" || fail "show --json" "$(cat "$d/show.err")"
 check "JSON: nvlink_domains has the 4 domains in file order" \
   test "$(jq -c '[.nvlink_domains[].name]' "$d/show.json")" = '["nvl0","nvl1","nvl2","nvl3"]'
-check "JSON: each with its hosts" \
-  test "$(jq -c '.nvlink_domains[3]' "$d/show.json")" = '{"hosts":["gpu007","gpu008"],"name":"nvl3"}'
+check "JSON: each with its hosts and leaf groups" \
+  test "$(jq -c '.nvlink_domains[3]' "$d/show.json")" = '{"hosts":["gpu007","gpu008"],"leaf_groups":["ib-leaf-002"],"name":"nvl3"}'
 check "JSON: the snapshot records the blocks file it read" \
   test "$(jq -r '.options.nvlink_blocks' "$d/show.json")" = "$d/blocks.conf"
 
@@ -80,6 +81,27 @@ if "$ff" discover --from "$d/f.net" --blocks "$d/site.conf" -o "$d/site.snap" -q
     '[["rackA",4],["rackB",2]]'
 else
   fail "discover --blocks with a site's file" "$(cat "$d/site.err")"
+fi
+
+# ---- diff: the site moves gpu004 from rackA to rackB, drops rackB's gpu007 and adds rackC ----
+printf '%s\n' "BlockName=rackA Nodes=gpu[001-003]" "BlockName=rackB Nodes=gpu[004-005]" \
+  "BlockName=rackC Nodes=gpu008" > "$d/site2.conf"
+if "$ff" discover --from "$d/f.net" --blocks "$d/site2.conf" -o "$d/site2.snap" -q 2> "$d/site2.err"; then
+  check "a domain over two leaf groups lists both (rackB: gpu004 and gpu005)" \
+    test "$("$ff" show --json "$d/site2.snap" | jq -c '[.nvlink_domains[] | [.name, .leaf_groups]]')" = \
+    '[["rackA",["ib-leaf-001"]],["rackB",["ib-leaf-001","ib-leaf-002"]],["rackC",["ib-leaf-002"]]]'
+  "$ff" diff "$d/site.snap" "$d/site2.snap" > "$d/diff.txt" 2>&1 || fail "diff" "$(cat "$d/diff.txt")"
+  check "diff: the domains that changed, with hosts gone and added" \
+    bash -c 'grep -qx "NVLink domains changed (2):" "$1" && grep -qx "  ~ rackA: - gpu004" "$1" &&
+             grep -qx "  ~ rackB: - gpu007 + gpu004" "$1"' _ "$d/diff.txt"
+  check "diff: and the domain added" bash -c 'grep -qx "NVLink domains added (1):" "$1" && grep -qx "  + rackC" "$1"' _ "$d/diff.txt"
+  check "diff --json: the same" \
+    test "$("$ff" diff --json "$d/site.snap" "$d/site2.snap" | jq -c '[.nvlink_domains_changed, .nvlink_domains_gone, .nvlink_domains_added]')" = \
+    '[[{"hosts_added":[],"hosts_gone":["gpu004"],"name":"rackA"},{"hosts_added":["gpu004"],"hosts_gone":["gpu007"],"name":"rackB"}],[],["rackC"]]'
+  check "diff: the same definitions give no differences" \
+    bash -c '"$1" diff "$2" "$2" | grep -qx "no differences"' _ "$ff" "$d/site2.snap"
+else
+  fail "discover --blocks site2.conf" "$(cat "$d/site2.err")"
 fi
 
 # ---- refusals: FILE:LINE: reason, no snapshot ---------------------------------------------------

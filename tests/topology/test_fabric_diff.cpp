@@ -77,5 +77,37 @@ TEST(FabricDiff, RenameIsNotAReplacement) {
   EXPECT_TRUE(d.switches_gone.empty());
 }
 
+TEST(FabricDiff, NvlinkDomainsByNameAndHostName) {
+  const RawFabric raw = make_clos(ClosSpec{});
+  Fabric before = build_fabric(raw, {}), after = build_fabric(raw, {});
+  const auto host = [&](const char* name) { return *before.host_index(name); };
+  set_nvlink_domains(before, {{"rackA", {host("gpu001"), host("gpu002")}},
+                              {"rackB", {host("gpu003"), host("gpu004")}},
+                              {"rackC", {host("gpu005")}}});
+  // The same definitions, listed in another order: no difference.
+  set_nvlink_domains(after, {{"rackC", {host("gpu005")}},
+                             {"rackB", {host("gpu004"), host("gpu003")}},
+                             {"rackA", {host("gpu002"), host("gpu001")}}});
+  EXPECT_TRUE(diff_fabrics(before, after).empty());
+  // gpu004 leaves rackB for rackA, rackC is gone, rackD is new.
+  set_nvlink_domains(after, {{"rackA", {host("gpu001"), host("gpu002"), host("gpu004")}},
+                             {"rackB", {host("gpu003"), host("gpu006")}},
+                             {"rackD", {host("gpu005")}}});
+  const FabricDiff d = diff_fabrics(before, after);
+  EXPECT_FALSE(d.empty());
+  ASSERT_EQ(d.domains_changed.size(), 2u);
+  EXPECT_EQ(d.domains_changed[0].domain, "rackA");
+  EXPECT_TRUE(d.domains_changed[0].hosts_gone.empty());
+  EXPECT_EQ(d.domains_changed[0].hosts_added, std::vector<std::string>{"gpu004"});
+  EXPECT_EQ(d.domains_changed[1].domain, "rackB");
+  EXPECT_EQ(d.domains_changed[1].hosts_gone, std::vector<std::string>{"gpu004"});
+  EXPECT_EQ(d.domains_changed[1].hosts_added, std::vector<std::string>{"gpu006"});
+  EXPECT_EQ(d.domains_gone, std::vector<std::string>{"rackC"});
+  EXPECT_EQ(d.domains_added, std::vector<std::string>{"rackD"});
+  // Nothing else differs: domains are the site's definitions, not cables.
+  EXPECT_TRUE(d.links_gone.empty());
+  EXPECT_TRUE(d.groups_changed.empty());
+}
+
 }  // namespace
 }  // namespace fabricfit

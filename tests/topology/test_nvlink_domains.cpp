@@ -69,6 +69,21 @@ TEST(NvlinkDomains, SetKeepsTheOrderGivenAndSortsEachDomainsHosts) {
   EXPECT_FALSE(f == eight_hosts());
 }
 
+TEST(NvlinkDomains, LeafGroupsOfADomainAreThoseItsHostsHangOff) {
+  Fabric f = eight_hosts();
+  set_nvlink_domains(f, {{"inside", {1, 0}}, {"across", {5, 3, 4}}, {"second", {7}}});
+  ASSERT_EQ(f.leaf_groups.size(), 2u);
+  ASSERT_EQ(f.hosts[3].leaf_group, 0);
+  ASSERT_EQ(f.hosts[4].leaf_group, 1);
+  EXPECT_EQ(leaf_groups_of(f, f.nvlink_domains[0]), (std::vector<int>{0}));
+  // Each group once, ascending, whatever the order and count of its hosts.
+  EXPECT_EQ(leaf_groups_of(f, f.nvlink_domains[1]), (std::vector<int>{0, 1}));
+  EXPECT_EQ(leaf_groups_of(f, f.nvlink_domains[2]), (std::vector<int>{1}));
+  // A host in no leaf group (a hand-built fabric) adds none.
+  f.hosts[7].leaf_group = -1;
+  EXPECT_TRUE(leaf_groups_of(f, f.nvlink_domains[2]).empty());
+}
+
 TEST(NvlinkDomains, SetRefusesWhatIsNotAPartitionOfSomeHosts) {
   const Fabric f = eight_hosts();
   EXPECT_EQ(domain_error(f, {{"a", {0, 1}}, {"b", {1, 2}}}), "host gpu002 is in NVLink domain a and in b");
