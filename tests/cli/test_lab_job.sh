@@ -52,7 +52,7 @@ work=$(field 101 work) kept=$(field 101 kept)
 check "(a) it kept its last checkpoint ($kept of $work s of work, every $ckpt s)" \
   bash -c 'is_multiple() { awk -v x="$1" -v c="$2" "BEGIN { q = x / c; exit !(q == int(q)) }"; }
     is_multiple "$1" "$2" && awk -v k="$1" -v w="$3" -v c="$2" "BEGIN { exit !(k <= w && w - k < c) }"' _ "$kept" "$ckpt" "$work"
-check "(a) it did some work before the drop and not all of it ($work of 3)" awk -v w="$work" 'BEGIN { exit !(w > 0.5 && w < 3) }'
+check "(a) it did some work before the drop and not all of it ($work of 3)" awk -v w="$work" 'BEGIN { exit !(w > 0 && w < 3) }'
 check "(a) the checkpoint is left for its next run" test "$(cat "$d/reg/ckpt/101" 2> /dev/null)" = "$kept"
 check "(a) and the request to requeue it" test -f "$d/reg/failed/101"
 check "(a) it is no longer among the running jobs" test ! -e "$d/reg/101.json"
@@ -79,15 +79,17 @@ check "(d) the multi-host job on the host fails (exit $(cat "$d/103.rc")): $(cat
   bash -c '[ "$(cat "$1/103.rc")" = 1 ] && grep -q " failed=1 drop=host " "$1/103.out"' _ "$d"
 check "(d) the one-host job there runs on (exit $(cat "$d/104.rc"))" test "$(cat "$d/104.rc")" = 0
 
-# (e) gpu004's link keeps half its rate: a job on it (f = 0.5) runs at least 1.5x.
+# (e) gpu004's link keeps half its rate: a job on it (f = 0.5) runs its ticks at 1.5x or
+# more. Judged by the first tick's slowdown, not the wall time: the wall time also holds the
+# emulator's own start-up, which a loaded machine or a sanitizer build stretches.
 echo "$(date +%s.%N) host gpu004 0.5" > "$d/faults/slow"
 emulate 105 gpu003,gpu004 2 0.5 &
 emulate 106 gpu001,gpu002 2 0.5
 wait
-s5=$(field 105 slowdown_mean) s6=$(field 106 slowdown_mean)
-check "(e) the job on the sub-healthy host is slowed to (1 - f) + f / 0.5 = 1.5 or more (got $s5)" \
-  bash -c 'awk -v s="$1" "BEGIN { exit !(s >= 1.45) }" && [ "$2" = 1 ]' _ "$s5" "$(field 105 sub_healthy)"
-check "(e) a job off it is not ($s6)" \
-  bash -c 'awk -v s="$1" "BEGIN { exit !(s < 1.3) }" && [ "$2" = 0 ]' _ "$s6" "$(field 106 sub_healthy)"
+s5=$(field 105 slowdown_first) s6=$(field 106 slowdown_first)
+check "(e) the job on the sub-healthy host runs at (1 - f) + f / 0.5 = 1.5 or slower (first tick $s5)" \
+  bash -c 'awk -v s="$1" "BEGIN { exit !(s >= 1.5 - 1e-6) }" && [ "$2" = 1 ]' _ "$s5" "$(field 105 sub_healthy)"
+check "(e) a job off it does not (first tick $s6)" \
+  bash -c 'awk -v s="$1" "BEGIN { exit !(s < 1.5 - 1e-6) }" && [ "$2" = 0 ]' _ "$s6" "$(field 106 sub_healthy)"
 le "$s6" "$s5" || fail "(e) the slowed job is the faster one"
 done_testing
