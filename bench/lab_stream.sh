@@ -240,11 +240,12 @@ run_policy() {
     fault_host_guid=$(lab_guid "$fault_host")
     leaf=$(printf 'ib-leaf-%03d' "$fault_group")
     fault_leaf_guid=$(lab_guid "$leaf")
-    # The leaf's hosts and its first uplink port, from the net ibsim runs.
-    fault_group_hosts=$(awk -v leaf="\"$leaf\"" '/^Switch/ { in_leaf = index($0, leaf) > 0; next } /^$/ { in_leaf = 0 }
-      in_leaf && /"H-/ && match($0, /# "[^ "]+/) { print substr($0, RSTART + 3, RLENGTH - 3) }' "$dir/fabric.net" | paste -sd, -)
-    fault_uplink_port=$(awk -v leaf="\"$leaf\"" '/^Switch/ { in_leaf = index($0, leaf) > 0; next } /^$/ { in_leaf = 0 }
-      in_leaf && /"S-/ { gsub(/[][]/, "", $1); print $1; exit }' "$dir/fabric.net")
+    # The leaf's first uplink port and its hosts, from the net ibsim runs: one pass over its block.
+    read -r fault_uplink_port fault_group_hosts < <(awk -v leaf="\"$leaf\"" '
+      /^Switch/ { in_leaf = index($0, leaf) > 0; next } /^$/ { in_leaf = 0 }
+      in_leaf && /"S-/ && port == "" { port = $1; gsub(/[][]/, "", port) }
+      in_leaf && /"H-/ && match($0, /# "[^ "]+/) { hosts = hosts (hosts == "" ? "" : ",") substr($0, RSTART + 3, RLENGTH - 3) }
+      END { print port, hosts }' "$dir/fabric.net") || true
     [ -n "$sim_attach" ] && [ -n "$fault_host_guid" ] && [ -n "$fault_leaf_guid" ] && [ -n "$fault_group_hosts" ] && [ -n "$fault_uplink_port" ] ||
       { log "$1: no $fault_host or $leaf in $dir/fabric.net"; return 1; }
     sim opensm --once -f "$simdir/osm.log" -s 0 > "$simdir/osm.out" 2>&1 || { log "$1: opensm could not program the routes"; return 1; }

@@ -63,10 +63,6 @@ std::vector<std::string> domain_leaf_groups(const Fabric& f, const NvlinkDomain&
   return names;
 }
 
-std::string domain_leaf_groups_text(const Fabric& f, const NvlinkDomain& d) {
-  return fmt::format("{}", fmt::join(domain_leaf_groups(f, d), ","));
-}
-
 }  // namespace
 
 std::string ratio_text(double oversubscription) {
@@ -130,17 +126,20 @@ std::string fabric_text(const Snapshot& s) {
   if (!f.nvlink_domains.empty()) {
     out += fmt::format("\nNVLink domains ({}):\n", f.nvlink_domains.size());
     std::size_t name_width = 4, groups_width = 11;
+    std::vector<std::string> groups;  // per domain, its leaf groups as the row shows them
     for (const NvlinkDomain& d : f.nvlink_domains) {
+      groups.push_back(fmt::format("{}", fmt::join(domain_leaf_groups(f, d), ",")));
       name_width = std::max(name_width, d.name.size());
-      groups_width = std::max(groups_width, domain_leaf_groups_text(f, d).size());
+      groups_width = std::max(groups_width, groups.back().size());
     }
     out += fmt::format("  {:<{}}  {:>5}  {:<{}}  {}\n", "NAME", name_width, "HOSTS", "LEAF GROUPS",
                        groups_width, "HOSTLIST");
-    for (const NvlinkDomain& d : f.nvlink_domains) {
+    for (std::size_t i = 0; i < f.nvlink_domains.size(); ++i) {
+      const NvlinkDomain& d = f.nvlink_domains[i];
       std::vector<std::string> names;
       for (int h : d.hosts) names.push_back(f.hosts[h].name);
-      out += fmt::format("  {:<{}}  {:>5}  {:<{}}  {}\n", d.name, name_width, d.hosts.size(),
-                         domain_leaf_groups_text(f, d), groups_width, compress_hostlist(names));
+      out += fmt::format("  {:<{}}  {:>5}  {:<{}}  {}\n", d.name, name_width, d.hosts.size(), groups[i],
+                         groups_width, compress_hostlist(names));
     }
   }
 
