@@ -16,6 +16,9 @@ struct JobRequest {
   int gpus_per_node = 0;   // GPUs on each node; 0 when total_gpus is given instead
   int total_gpus = 0;      // GPUs in total, on as few nodes as they fit; 0 with gpus_per_node
   bool exclusive = false;  // whole nodes: only hosts with every GPU free, and the job holds them all
+  // --segment=N (topology/block's option): the nodes come in segments of N, each inside one
+  // NVLink domain (block). 0: none asked; a job that fits a domain is then one segment.
+  int segment_nodes = 0;
   CommPattern pattern;     // ring unless the user said otherwise
   // How long the job has been pending, in seconds: a policy may hold a job back for a
   // while to get a better placement (FabricfitSelector's locality wait).
