@@ -88,6 +88,7 @@ inline SlurmJobFacts facts_of(const ff_job_facts_t& f) {
       .contiguous = f.contiguous != 0,
       .spread_job = f.spread_job != 0,
       .exclusive_topo = f.exclusive_topo != 0,
+      .segment_size = f.segment_size,
   };
 }
 
@@ -98,6 +99,7 @@ inline void fill_request(const JobRequest& r, ff_request_t* out) {
   out->gpus_per_node = static_cast<unsigned>(r.gpus_per_node);
   out->total_gpus = static_cast<unsigned>(r.total_gpus);
   out->exclusive = r.exclusive ? 1 : 0;
+  out->segment = static_cast<unsigned>(r.segment_nodes);
 }
 
 // Runs `body`: its status (FF_OK for a body that returns nothing), or the status of

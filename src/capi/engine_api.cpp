@@ -197,6 +197,7 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     job.gpus_per_node = static_cast<int>(request->gpus_per_node);
     job.total_gpus = static_cast<int>(request->total_gpus);
     job.exclusive = request->exclusive != 0;
+    job.segment_nodes = static_cast<int>(std::min<unsigned>(request->segment, static_cast<unsigned>(n) + 1));
     job.pattern = fabricfit::capi::pattern_of(request->pattern);
 
     fabricfit::PlacementContext ctx{engine->index, gpus, engine->frag,
@@ -230,7 +231,17 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
         decision = *d;
       }
     }
-    if (!decision) return FF_ENOFIT;
+    if (!decision) {
+      // Hosts in NVLink domains were offered and none held the job: Slurm's own pick would
+      // span domains, so the job waits, as under topology/block.
+      for (int h = 0; h < n && engine->index.domain_count() > 0; ++h) {
+        if (allowed[h] != 0 && engine->index.domain_of(h)) {
+          copy_out("domain=waits", summary, summary_len);
+          return FF_EDOMAIN;
+        }
+      }
+      return FF_ENOFIT;
+    }
     const auto& a = decision->chosen.allocation;
     const auto& s = decision->chosen.score;
     for (std::size_t i = 0; i < a.hosts.size(); ++i) chosen[i] = a.hosts[i];
@@ -242,6 +253,7 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
     auto out = fmt::appender(line);
     fmt::format_to(out, "leaf_groups={} cross_spine_gb={:.3g}", s.leaf_groups, s.spine_bytes);
     if (s.pods > 0) fmt::format_to(out, " pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
+    if (s.nvlink_domains > 0) fmt::format_to(out, " nvlink_domains={}", s.nvlink_domains);
     fmt::format_to(out, " uplink_ms={:.3g}", 1000 * s.max_uplink_load);
     if (!s.bottleneck.empty()) fmt::format_to(out, " busiest_uplink={}", s.bottleneck);
     if (decision->uplink_share) fmt::format_to(out, " uplink_share={:.3g}", *decision->uplink_share);

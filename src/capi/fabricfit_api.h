@@ -125,6 +125,7 @@ typedef struct ff_request {
   unsigned total_gpus;
   int exclusive;        /* whole nodes */
   ff_pattern_t pattern; /* the job's pattern (ff_job_pattern) */
+  unsigned segment;     /* --segment: nodes that lie in one NVLink domain; 0: none */
 } ff_request_t;
 
 /*
@@ -140,6 +141,9 @@ typedef struct ff_request {
  * links: the summary then ends in " health=kept_off" (placed off a link it would have
  * crossed) or " health=took_degraded" (only placements across a degraded link fitted);
  * FF_EHEALTH, summary "health=waits", when only placements across a failing link fit.
+ * On a fabric with NVLink domains, a job that fits a domain is placed inside one, and
+ * request->segment nodes at a time inside one (docs/placement.md, "NVLink domains"):
+ * FF_EDOMAIN, summary "domain=waits", when no domain (or set of domains) holds it now.
  */
 int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsigned char* allowed,
                     const int* free_gpus, const int* total_gpus, int* chosen, unsigned* nchosen,
@@ -156,6 +160,7 @@ int ff_engine_fragmentation(const ff_engine_t* engine, const int* free_gpus, con
 
 enum {
   FF_EHEALTH = 5, /* only placements across a failing link fit now: the job stays pending */
+  FF_EDOMAIN = 6, /* the job's segments fit no NVLink domains now: it stays pending (block's rule) */
 };
 
 /* A health file as `fabricfit health --sweep` wrote it, read and checked. */
@@ -209,6 +214,7 @@ typedef struct ff_job_facts {
   int spread_job;              /* --spread-job */
   int exclusive_topo;          /* --exclusive=topo */
   const char* comm_pattern;    /* --comm-pattern as the SPANK plugin recorded it; NULL: none */
+  unsigned segment_size;       /* --segment (nodes per NVLink domain); 0: none */
 } ff_job_facts_t;
 
 /*

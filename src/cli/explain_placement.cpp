@@ -15,8 +15,9 @@ using nlohmann::json;
 
 json record_json(const std::string& record) {
   json j = json::object();
-  for (const char* key : {"placement", "reason", "leaf_groups", "groups", "cross_spine_gb", "pods",
-                          "cross_core_gb", "uplink_ms", "unusable_gpus", "pattern"}) {
+  for (const char* key :
+       {"placement", "reason", "leaf_groups", "groups", "cross_spine_gb", "pods", "cross_core_gb",
+        "nvlink_domains", "domains", "uplink_ms", "unusable_gpus", "pattern"}) {
     if (const auto v = record_value(record, key); !v.empty()) j[key] = v;
   }
   return j;

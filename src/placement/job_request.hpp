@@ -19,7 +19,7 @@ struct JobRequest {
   // --segment=N (topology/block's option): the nodes come in segments of N, each inside one
   // NVLink domain (block). 0: none asked; a job that fits a domain is then one segment.
   int segment_nodes = 0;
-  CommPattern pattern;     // ring unless the user said otherwise
+  CommPattern pattern;  // ring unless the user said otherwise
   // How long the job has been pending, in seconds: a policy may hold a job back for a
   // while to get a better placement (FabricfitSelector's locality wait).
   double waited_s = 0;

@@ -107,7 +107,19 @@ PlacementScore TrafficRouter::route(const TrafficMatrix& traffic, std::span<cons
 PlacementScore TrafficRouter::route_hosts(const TrafficMatrix& traffic, std::span<const int> hosts) {
   scratch_.resize(hosts.size());
   for (std::size_t i = 0; i < hosts.size(); ++i) scratch_[i] = index_.leaf_group_of(hosts[i]);
-  return route(traffic, scratch_);
+  PlacementScore s = route(traffic, scratch_);
+  s.nvlink_domains = domains_spanned(index_, hosts);
+  return s;
+}
+
+int domains_spanned(const LocalityIndex& index, std::span<const int> hosts) {
+  if (index.domain_count() == 0) return 0;
+  std::vector<int> seen;
+  for (int h : hosts) {
+    const auto d = index.domain_of(h);
+    if (d && std::find(seen.begin(), seen.end(), *d) == seen.end()) seen.push_back(*d);
+  }
+  return static_cast<int>(seen.size());
 }
 
 PlacementScore score_hosts(const LocalityIndex& index, std::span<const int> hosts, std::span<const int> gpus,

@@ -17,8 +17,9 @@ namespace fabricfit {
 struct PlacementScore {
   int nodes = 0;
   int gpus = 0;
-  int leaf_groups = 0;  // leaf groups the job's hosts are in
-  int pods = 0;         // pods the job's hosts are in (0 on a two-tier fabric)
+  int leaf_groups = 0;     // leaf groups the job's hosts are in
+  int pods = 0;            // pods the job's hosts are in (0 on a two-tier fabric)
+  int nvlink_domains = 0;  // NVLink domains the job's hosts are in (0 where the site has none)
   int rails = 1;
   // All per unit of message volume (the pattern's message: 1 GB in, so many GB out).
   double inter_node_bytes = 0;      // between different nodes
@@ -71,6 +72,9 @@ class TrafficRouter {
   std::vector<double> leaf_out_, leaf_in_, leaf_gpus_, pod_out_, pod_in_, pod_gpus_;
   std::vector<int> touched_leaves_, touched_pods_, scratch_;
 };
+
+// How many NVLink domains `hosts` touch (hosts in no domain do not count).
+[[nodiscard]] int domains_spanned(const LocalityIndex& index, std::span<const int> hosts);
 
 // Scores hosts in rank order for a pattern (GPUs per host given), traffic part only.
 [[nodiscard]] PlacementScore score_hosts(const LocalityIndex& index, std::span<const int> hosts,

@@ -110,11 +110,12 @@ again:
 	if (rc == FF_ENOFIT) {
 		ffg_fall_back(note, note_len, reason, reason_len, false, "no-fit");
 		return false;
-	} else if (rc == FF_EHEALTH && test_only) {
+	} else if ((rc == FF_EHEALTH || rc == FF_EDOMAIN) && test_only) {
 		/* A backfill trial: Slurm's own pick tells when it could start, not never. */
-		ffg_fall_back(note, note_len, reason, reason_len, false, "health-waits-trial");
+		ffg_fall_back(note, note_len, reason, reason_len, false,
+			      rc == FF_EHEALTH ? "health-waits-trial" : "domain-waits-trial");
 		return false;
-	} else if (rc == FF_EHEALTH) {
+	} else if (rc == FF_EHEALTH || rc == FF_EDOMAIN) {
 		*health_waits = true;
 		snprintf(note, note_len, "placement=none %s", summary);
 		return false;

@@ -250,7 +250,12 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 		/* No nodes now: the job stays pending until a placement off failing links fits. */
 		_log_decision(ctx, topo_eval, candidates, read ? &request.pattern : NULL,
 			      SLURM_ERROR, note);
-		if (_first_log(ctx, topo_eval->job_ptr))
+		if (!_first_log(ctx, topo_eval->job_ptr))
+			;
+		else if (strstr(note, "domain=waits"))
+			info("fabricfit: %pJ waits: no NVLink domain holds it now (domain=waits)",
+			     topo_eval->job_ptr);
+		else
 			info("fabricfit: %pJ waits: only placements across a failing link fit now "
 			     "(health=waits)",
 			     topo_eval->job_ptr);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The placement engine at the C edge, as topology/fabricfit drives it: a snapshot of a
 // generated fabric loaded, hosts looked up by Slurm node name, a placement chosen.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -436,4 +437,53 @@ TEST(EngineApiWait, WaitBookAppliesItsRulesThroughCallbacks) {
   EXPECT_EQ(ff_wait_book_count(book), 0u);
   EXPECT_EQ(ff_wait_book_next_end(book), 0);
   ff_wait_book_free(book);
+}
+
+// NVLink domains at the C edge: a job that fits a domain waits (FF_EDOMAIN) rather than
+// span two, and request.segment keeps every segment inside one domain.
+TEST(EngineApiDomains, AJobThatFitsNoDomainNowWaitsAndSegmentsStayInside) {
+  const fs::path dir = fs::temp_directory_path() / ("ff-engine-nvl-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto fabric = fabricfit::testing::generated_fabric(clos(2, 8, 8));  // gpu001..gpu016
+  std::vector<fabricfit::NvlinkDomain> domains;
+  for (int d = 0; d < 4; ++d)
+    domains.push_back({"nvl" + std::to_string(d), {4 * d, 4 * d + 1, 4 * d + 2, 4 * d + 3}});
+  fabricfit::set_nvlink_domains(fabric, domains);
+  const auto snap = dir / "fabric.snap";
+  fabricfit::save_snapshot(snap, fabric, fabricfit::SnapshotInfo{});
+  ff_engine_t* engine = nullptr;
+  char summary[512] = "", err[512] = "";
+  ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
+  const int hosts = ff_engine_host_count(engine);
+  std::vector<int> free(hosts, 8), total(hosts, 8), chosen(hosts);
+  std::vector<unsigned char> allowed(hosts, 1);
+  const auto domain_of = [](int h) { return h / 4; };  // hosts in name order, as the domains
+  unsigned n = 0;
+  // Each domain keeps 3 free hosts: 12 free, no 4 in one domain.
+  for (int d = 0; d < 4; ++d) free[ff_engine_host(engine, fmt::format("gpu{:03}", 4 * d + 1).c_str())] = 0;
+  ff_request_t four{4, 4, 8, 0, 0, pattern_value("ring")};
+  EXPECT_EQ(ff_engine_place(engine, &four, allowed.data(), free.data(), total.data(), chosen.data(), &n,
+                            summary, sizeof summary, err, sizeof err),
+            FF_EDOMAIN);
+  EXPECT_STREQ(summary, "domain=waits");
+  // 6 nodes in segments of 3: two domains, 3 hosts each.
+  ff_request_t six{6, 6, 8, 0, 0, pattern_value("ring"), 3};
+  ASSERT_EQ(ff_engine_place(engine, &six, allowed.data(), free.data(), total.data(), chosen.data(), &n,
+                            summary, sizeof summary, err, sizeof err),
+            FF_OK)
+      << err;
+  ASSERT_EQ(n, 6u);
+  std::map<int, int> per_domain;
+  for (unsigned i = 0; i < n; ++i) ++per_domain[domain_of(chosen[i])];
+  EXPECT_EQ(per_domain.size(), 2u) << summary;
+  for (const auto& [d, count] : per_domain) EXPECT_EQ(count, 3) << "domain " << d;
+  EXPECT_NE(std::string(summary).find(" nvlink_domains=2"), std::string::npos) << summary;
+  // A segment larger than a domain makes no sense: the error says so.
+  ff_request_t eight{8, 8, 8, 0, 0, pattern_value("ring"), 8};
+  EXPECT_EQ(ff_engine_place(engine, &eight, allowed.data(), free.data(), total.data(), chosen.data(), &n,
+                            summary, sizeof summary, err, sizeof err),
+            FF_EINVAL);
+  EXPECT_NE(std::string(err).find("--segment=8"), std::string::npos) << err;
+  ff_engine_free(engine);
+  fs::remove_all(dir);
 }

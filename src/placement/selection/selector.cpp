@@ -19,6 +19,15 @@ constexpr double kShareEpsilon = 1e-6;
 
 std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, const JobRequest& request,
                                                   int alternatives, ScoreDetail detail) {
+  if (ctx.index.domain_count() > 0) return decide_domains(ctx, request, alternatives, detail);
+  // Without domains a segment has nothing to lie inside: --segment is moot, as on a Slurm
+  // whose topology has no blocks.
+  return decide_leaf_groups(ctx, request, alternatives, detail);
+}
+
+std::optional<Decision> FabricfitSelector::decide_leaf_groups(const PlacementContext& ctx,
+                                                              const JobRequest& request, int alternatives,
+                                                              ScoreDetail detail) {
   const auto shapes = job_shapes(request, std::max(1, ctx.gpus.max_gpus_per_host()));
   Run run(ctx, weights_, scratch_);
   run.scan_free();

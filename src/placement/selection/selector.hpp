@@ -38,7 +38,9 @@ class FabricfitSelector final : public PlacementPolicy {
   // What a decision's scores hold: everything (explain, the CLI), or the traffic part only
   // (frag_* left 0) for a caller that places and never reads the fragmentation figures.
   enum class ScoreDetail { Full, Traffic };
-  // The choice with its score, and up to `alternatives` runners-up with theirs.
+  // The choice with its score, and up to `alternatives` runners-up with theirs. On a fabric
+  // with NVLink domains (docs/placement.md, "NVLink domains"): a job that fits a domain is
+  // placed inside one or waits, and --segment=N puts every N nodes inside one domain.
   [[nodiscard]] std::optional<Decision> decide(const PlacementContext& ctx, const JobRequest& request,
                                                int alternatives = 0, ScoreDetail detail = ScoreDetail::Full);
 
@@ -59,6 +61,15 @@ class FabricfitSelector final : public PlacementPolicy {
   };
 
  private:
+  // Over leaf groups, blind to NVLink domains (a fabric without them, or inside one).
+  std::optional<Decision> decide_leaf_groups(const PlacementContext& ctx, const JobRequest& request,
+                                             int alternatives, ScoreDetail detail);
+  // domain_selection.cpp: on a fabric with NVLink domains, segments inside domains.
+  std::optional<Decision> decide_domains(const PlacementContext& ctx, const JobRequest& request,
+                                         int alternatives, ScoreDetail detail);
+  std::optional<Decision> decide_segments(const PlacementContext& ctx, const JobRequest& request,
+                                          const JobShape& shape, int segment, int alternatives,
+                                          ScoreDetail detail);
   ScoreWeights weights_;
   Scratch scratch_;
 };

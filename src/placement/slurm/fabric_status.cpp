@@ -40,6 +40,17 @@ std::string placement_record(const LocalityIndex& index, const FragModel* frag, 
       fmt::format("fabricfit placement=fabricfit leaf_groups={} groups={} cross_spine_gb={:.3g}",
                   groups.size(), one_word(fmt::format("{}", fmt::join(groups, ","))), s.spine_bytes);
   if (s.pods > 0) record += fmt::format(" pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
+  if (index.domain_count() > 0) {
+    // The NVLink domains the job spans ("(none)" for hosts in none), in rank order.
+    std::vector<std::string> domains;
+    for (int h : hosts) {
+      const auto d = index.domain_of(h);
+      const std::string name = d ? index.domain_name(*d) : "(none)";
+      if (std::ranges::find(domains, name) == domains.end()) domains.push_back(name);
+    }
+    record += fmt::format(" nvlink_domains={} domains={}", s.nvlink_domains,
+                          one_word(fmt::format("{}", fmt::join(domains, ","))));
+  }
   record += fmt::format(" uplink_ms={:.3g}", 1000 * s.max_uplink_load);
   if (frag != nullptr && free != nullptr)
     record += fmt::format(" unusable_gpus={:+.1f}", unusable_delta(index, *free, *frag, hosts, gpus));

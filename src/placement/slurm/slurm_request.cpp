@@ -35,6 +35,7 @@ std::variant<JobRequest, Decline> request_of_slurm_job(const SlurmJobFacts& job)
   const unsigned max_nodes = std::max(job.max_nodes, min_nodes);
   r.min_nodes = static_cast<int>(min_nodes);
   r.exclusive = job.whole_node;
+  r.segment_nodes = static_cast<int>(job.segment_size);
   if (job.gpus_per_node > 0) {
     // Slurm gives a -N MIN-MAX job as many nodes as it can, up to what it aims for.
     r.gpus_per_node = static_cast<int>(job.gpus_per_node);

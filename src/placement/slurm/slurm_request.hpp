@@ -31,6 +31,7 @@ struct SlurmJobFacts {
   bool contiguous = false;       // --contiguous
   bool spread_job = false;       // --spread-job
   bool exclusive_topo = false;   // --exclusive=topo
+  unsigned segment_size = 0;     // --segment: nodes that lie in one NVLink domain, 0: none
 };
 
 // Why a job goes to Slurm's selection: a short word for logs ("no-gpus", "contiguous", ...).

@@ -65,6 +65,22 @@ TEST(PlacementRecord, FabricfitPlacementNamesGroupsPatternAndCosts) {
   EXPECT_NE(local.find("uplink_ms=0"), std::string::npos) << local;
 }
 
+TEST(PlacementRecord, NamesTheNvlinkDomainsOnAFabricWithThem) {
+  Fabric f = fabric();
+  const LocalityIndex plain(f);
+  const std::vector<int> hosts{*plain.find_host("gpu001"), *plain.find_host("gpu003"),
+                               *plain.find_host("gpu005")};
+  const std::vector<int> gpus{8, 8, 8};
+  EXPECT_EQ(
+      placement_record(plain, nullptr, nullptr, hosts, gpus, parse_comm_pattern("ring"), "").find("domains"),
+      std::string::npos);
+  // nvl0: gpu001-002, nvl1: gpu003-004; gpu005 in none.
+  set_nvlink_domains(f, {{"nvl0", {hosts[0], hosts[0] + 1}}, {"nvl1", {hosts[1], hosts[1] + 1}}});
+  const LocalityIndex index(f);
+  const auto rec = placement_record(index, nullptr, nullptr, hosts, gpus, parse_comm_pattern("ring"), "");
+  EXPECT_NE(rec.find(" nvlink_domains=2 domains=nvl0,nvl1,(none) "), std::string::npos) << rec;
+}
+
 TEST(PlacementRecord, FallbackSaysWhyInOneWord) {
   const Fabric f = fabric();
   const LocalityIndex index(f);

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Placement on a fabric with NVLink domains (GB200/GB300 NVL72 racks). A domain is a hard
+// edge, not a distance: inside it a GPU has ~1.8 TB/s, past it ~50 GB/s of InfiniBand. A
+// job's nodes come in segments (--segment=N, or the whole job when it fits a domain), each
+// inside one domain. A job of one segment goes to the tightest domain that holds it, or
+// waits, as Slurm's topology/block does. A wider job takes as few domains as hold its
+// segments; among such sets, the one whose traffic between domains the fabric carries best
+// (leaf groups, pods, uplink health, by the job's pattern), then the one that breaks the
+// fewest whole domains. docs/placement.md, "NVLink domains".
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "placement/selection/baselines.hpp"
+#include "placement/selection/selector.hpp"
+#include "placement/selection/selector_run.hpp"
+
+namespace fabricfit {
+namespace {
+
+// One segment: the tightest domains are searched with the leaf-group selector, this many
+// at most among equally tight ones (more when explain asks for alternatives).
+constexpr std::size_t kDomainTries = 3;
+// Several segments: candidate sets of domains scored.
+constexpr std::size_t kDomainSets = 8;
+
+struct DomainView {
+  std::vector<int> eligible;  // hosts that hold one node of the shape
+  std::vector<int> segments;  // eligible / segment
+  std::vector<char> whole;    // every host entirely free: a domain-sized job still fits
+  std::vector<int> leaf;      // the leaf group of all its hosts, -1 when they differ
+  std::vector<int> pod;       // the pod of that leaf group, -1 when none
+};
+
+DomainView view_domains(const PlacementContext& ctx, const JobShape& shape, int segment) {
+  const auto& index = ctx.index;
+  const int D = index.domain_count();
+  DomainView v{std::vector<int>(D, 0), std::vector<int>(D, 0), std::vector<char>(D, 1),
+               std::vector<int>(D, -1), std::vector<int>(D, -1)};
+  for (int d = 0; d < D; ++d) {
+    const auto hosts = index.hosts_of_domain(d);
+    v.leaf[d] = hosts.empty() ? -1 : index.leaf_group_of(hosts.front());
+    for (int h : hosts) {
+      if (host_fits(ctx, h, shape)) ++v.eligible[d];
+      if (!ctx.gpus.whole_free(h)) v.whole[d] = 0;
+      if (index.leaf_group_of(h) != v.leaf[d]) v.leaf[d] = -1;
+    }
+    v.segments[d] = v.eligible[d] / segment;
+    if (v.leaf[d] >= 0) v.pod[d] = index.pod_of_leaf_group(v.leaf[d]);
+  }
+  return v;
+}
+
+// The request for exactly this shape (a -N range or a GPU total already resolved).
+JobRequest fixed_to(const JobRequest& request, const JobShape& shape) {
+  JobRequest r = request;
+  r.min_nodes = r.max_nodes = shape.nodes;
+  r.segment_nodes = 0;
+  if (r.total_gpus > 0) r.total_gpus = shape.total_gpus;
+  return r;
+}
+
+std::vector<std::uint8_t> mask_of(const PlacementContext& ctx, std::span<const int> hosts) {
+  std::vector<std::uint8_t> mask(ctx.index.host_count(), 0);
+  for (int h : hosts) mask[h] = ctx.may_use(h) ? 1 : 0;
+  return mask;
+}
+
+// A set of domains and how many segments each gives.
+struct DomainTake {
+  int domain = 0;
+  int segments = 0;
+};
+
+// Sets of k domains that hold `needed` segments, from domains in `order` (most segments
+// first): the k-1 largest, and for the rest the tightest domain that holds it (a whole
+// domain stays whole when a partly used one can finish the job).
+std::optional<std::vector<DomainTake>> best_fit_set(const std::vector<int>& order, const DomainView& v, int k,
+                                                    int needed) {
+  if (static_cast<int>(order.size()) < k) return std::nullopt;
+  std::vector<DomainTake> set;
+  int have = 0;
+  for (int i = 0; i < k - 1; ++i) {
+    set.push_back({order[i], v.segments[order[i]]});
+    have += v.segments[order[i]];
+  }
+  const int rest = needed - have;
+  int pick = -1;
+  for (std::size_t i = k - 1; i < order.size(); ++i) {
+    const int d = order[i];
+    if (v.segments[d] < rest) continue;
+    if (pick < 0 || v.segments[d] < v.segments[pick] ||
+        (v.segments[d] == v.segments[pick] && !v.whole[d] && v.whole[pick])) {
+      pick = d;
+    }
+  }
+  if (pick < 0) return std::nullopt;
+  set.push_back({pick, rest});
+  return set;
+}
+
+}  // namespace
+
+std::optional<Decision> FabricfitSelector::decide_domains(const PlacementContext& ctx,
+                                                          const JobRequest& request, int alternatives,
+                                                          ScoreDetail detail) {
+  const auto& index = ctx.index;
+  const auto shapes = job_shapes(request, std::max(1, ctx.gpus.max_gpus_per_host()));
+  int largest = 0;
+  for (int d = 0; d < index.domain_count(); ++d) {
+    largest = std::max(largest, static_cast<int>(index.hosts_of_domain(d).size()));
+  }
+  const int asked = request.segment_nodes;
+  if (asked < 0) throw RequestError(fmt::format("--segment={} is not a node count", asked));
+  if (asked > largest) {
+    throw RequestError(
+        fmt::format("--segment={} is more nodes than the largest NVLink domain has ({})", asked, largest));
+  }
+  bool divides = false;
+  for (const JobShape& shape : shapes) {
+    if (asked > 0 && shape.nodes % asked != 0) continue;
+    divides = true;
+    const int segment = asked > 0 ? asked : (shape.nodes <= largest ? shape.nodes : 1);
+    if (auto d = decide_segments(ctx, request, shape, segment, alternatives, detail)) return d;
+  }
+  if (!divides) {
+    throw RequestError(
+        fmt::format("--segment={} does not divide the job's node count ({})", asked, shapes.front().nodes));
+  }
+  if (asked > 0) return std::nullopt;
+  // Hosts in no domain (plain nodes beside the racks) take a job as on any fabric, but
+  // never together with hosts in a domain.
+  std::vector<std::uint8_t> outside(index.host_count(), 0);
+  bool any = false;
+  for (int h = 0; h < index.host_count(); ++h) {
+    outside[h] = ctx.may_use(h) && !index.domain_of(h) ? 1 : 0;
+    any = any || outside[h] != 0;
+  }
+  if (!any) return std::nullopt;
+  const PlacementContext plain{ctx.index, ctx.gpus, ctx.frag, outside, ctx.running};
+  return decide_leaf_groups(plain, request, alternatives, detail);
+}
+
+std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContext& ctx,
+                                                           const JobRequest& request, const JobShape& shape,
+                                                           int segment, int alternatives,
+                                                           ScoreDetail detail) {
+  const auto& index = ctx.index;
+  const int D = index.domain_count();
+  const int needed = shape.nodes / segment;
+  const DomainView v = view_domains(ctx, shape, segment);
+  const JobRequest fixed = fixed_to(request, shape);
+
+  if (needed == 1) {
+    // The tightest domain that holds the job (block's best fit), partly used ones before
+    // whole ones; among equally tight ones the leaf-group selector's cost decides.
+    std::vector<int> fit;
+    for (int d = 0; d < D; ++d) {
+      if (v.eligible[d] >= shape.nodes) fit.push_back(d);
+    }
+    if (fit.empty()) return std::nullopt;
+    std::sort(fit.begin(), fit.end(), [&](int a, int b) {
+      if (v.eligible[a] != v.eligible[b]) return v.eligible[a] < v.eligible[b];
+      if (v.whole[a] != v.whole[b]) return v.whole[a] < v.whole[b];
+      return a < b;
+    });
+    const std::size_t tries = kDomainTries + static_cast<std::size_t>(std::max(0, alternatives));
+    std::vector<Decision> found;
+    for (std::size_t i = 0; i < fit.size() && found.size() < tries; ++i) {
+      const int d = fit[i];
+      const bool same_fit = v.eligible[d] == v.eligible[fit.front()] && v.whole[d] == v.whole[fit.front()];
+      if (!same_fit && static_cast<int>(found.size()) > alternatives) break;
+      const auto mask = mask_of(ctx, index.hosts_of_domain(d));
+      const PlacementContext inside{ctx.index, ctx.gpus, ctx.frag, mask, ctx.running};
+      auto decision = decide_leaf_groups(inside, fixed, same_fit ? alternatives : 0, detail);
+      if (!decision) continue;
+      // Equally tight domains (they come first) compete on the selector's cost.
+      if (same_fit && !found.empty() &&
+          decision->chosen.score.cost < found.front().chosen.score.cost - selection::kCostEpsilon) {
+        found.insert(found.begin(), std::move(*decision));
+      } else {
+        found.push_back(std::move(*decision));
+      }
+    }
+    if (found.empty()) return std::nullopt;
+    Decision out = std::move(found.front());
+    for (std::size_t i = 1; i < found.size(); ++i) out.alternatives.push_back(std::move(found[i].chosen));
+    if (static_cast<int>(out.alternatives.size()) > alternatives) out.alternatives.resize(alternatives);
+    return out;
+  }
+
+  // Several segments: the fewest domains that hold them.
+  std::vector<int> order(D);
+  std::iota(order.begin(), order.end(), 0);
+  const auto most_first = [&](int a, int b) {
+    if (v.segments[a] != v.segments[b]) return v.segments[a] > v.segments[b];
+    if (v.whole[a] != v.whole[b]) return v.whole[a] < v.whole[b];
+    return a < b;
+  };
+  std::sort(order.begin(), order.end(), most_first);
+  int k = 0, have = 0;
+  while (k < D && have < needed) have += v.segments[order[k++]];
+  if (have < needed) return std::nullopt;
+
+  // Candidate sets: over the whole fabric, and inside each leaf group and each pod that
+  // holds the job alone, the tightest of those first.
+  std::vector<std::vector<DomainTake>> sets;
+  const auto offer = [&](const std::vector<int>& from) {
+    auto set = best_fit_set(from, v, k, needed);
+    if (!set) return;
+    std::sort(set->begin(), set->end(), [](auto& a, auto& b) { return a.domain < b.domain; });
+    const auto same = [&](const std::vector<DomainTake>& o) {
+      return std::equal(o.begin(), o.end(), set->begin(), set->end(),
+                        [](auto& a, auto& b) { return a.domain == b.domain && a.segments == b.segments; });
+    };
+    if (std::none_of(sets.begin(), sets.end(), same)) sets.push_back(std::move(*set));
+  };
+  offer(order);
+  const auto offer_groups = [&](const std::vector<int>& group_of, int groups) {
+    std::vector<std::vector<int>> members(groups);
+    for (int d : order) {
+      if (group_of[d] >= 0) members[group_of[d]].push_back(d);
+    }
+    std::vector<std::pair<int, int>> holding;  // (segments, group)
+    for (int g = 0; g < groups; ++g) {
+      int sum = 0;
+      for (int d : members[g]) sum += v.segments[d];
+      if (sum >= needed) holding.emplace_back(sum, g);
+    }
+    std::sort(holding.begin(), holding.end());
+    for (std::size_t i = 0; i < holding.size() && sets.size() < kDomainSets; ++i) {
+      offer(members[holding[i].second]);
+    }
+  };
+  offer_groups(v.leaf, index.leaf_group_count());
+  if (index.pod_count() > 0) offer_groups(v.pod, index.pod_count());
+
+  selection::Run run(ctx, weights_, scratch_);
+  run.scan_free();
+  struct Scored {
+    double cost = 0;
+    int whole_broken = 0;  // whole domains the job takes part of
+    Allocation allocation;
+  };
+  std::vector<Scored> scored;
+  std::vector<std::pair<int, int>> pool;  // (free GPUs, host)
+  for (auto& set : sets) {
+    // Rank order: domains by pod and leaf group, so that neighbours in the ring or
+    // pipeline share a leaf where they can; a domain's hosts together (tensor and expert
+    // groups inside it).
+    std::sort(set.begin(), set.end(), [&](auto& a, auto& b) {
+      return std::tuple(v.pod[a.domain], v.leaf[a.domain], a.domain) <
+             std::tuple(v.pod[b.domain], v.leaf[b.domain], b.domain);
+    });
+    Scored s;
+    for (const DomainTake& t : set) {
+      pool.clear();
+      for (int h : index.hosts_of_domain(t.domain)) {
+        if (host_fits(ctx, h, shape)) pool.emplace_back(ctx.gpus.free[h], h);
+      }
+      // The tightest hosts: whole hosts stay whole for jobs that need them.
+      std::sort(pool.begin(), pool.end());
+      pool.resize(static_cast<std::size_t>(t.segments) * segment);
+      std::sort(pool.begin(), pool.end(), [](auto& a, auto& b) { return a.second < b.second; });
+      for (const auto& [free, h] : pool) {
+        s.allocation.gpus.push_back(
+            shape.gpus_on(static_cast<int>(s.allocation.hosts.size()), ctx.gpus.total[h]));
+        s.allocation.hosts.push_back(h);
+      }
+      const int size = static_cast<int>(index.hosts_of_domain(t.domain).size());
+      if (v.whole[t.domain] && t.segments * segment < size) ++s.whole_broken;
+    }
+    const PlacementScore traffic = run.score(s.allocation, request.pattern, 0, false);
+    const double inter = traffic.inter_node_bytes > 0 ? traffic.inter_node_bytes : 1;
+    s.cost = weights_.spine * traffic.spine_bytes / inter + weights_.core * traffic.core_bytes / inter +
+             weights_.uplink * traffic.uplink_stretch;
+    scored.push_back(std::move(s));
+  }
+  if (scored.empty()) return std::nullopt;
+  std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.cost < b.cost - selection::kCostEpsilon) return true;
+    if (b.cost < a.cost - selection::kCostEpsilon) return false;
+    return a.whole_broken < b.whole_broken;
+  });
+  Decision out;
+  for (std::size_t i = 0; i < scored.size(); ++i) {
+    if (i > 0 && static_cast<int>(out.alternatives.size()) >= alternatives) break;
+    PlacementScore s =
+        run.score(scored[i].allocation, request.pattern, scored[i].cost, detail == ScoreDetail::Full);
+    if (i == 0) {
+      out.chosen = {std::move(scored[i].allocation), std::move(s)};
+    } else {
+      out.alternatives.push_back({std::move(scored[i].allocation), std::move(s)});
+    }
+  }
+  return out;
+}
+
+}  // namespace fabricfit
