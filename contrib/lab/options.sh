@@ -31,6 +31,7 @@ FF_CONF_SRC=       # optional file copied to DIR/fabricfit.conf
 SLURM_CONF_EXTRA=  # optional file appended to slurm.conf
 SPANK_SO=          # --spank-plugin: the fabricfit.so plugstack.conf loads (default: Slurm's plugin dir)
 STORAGE_HCAS=0     # --storage-hcas: 1 gives every host a storage HCA (mlx5_<rails>) on a storage leaf
+NVL_DOMAIN_SIZE=0  # --nvl-domain-size N: NVLink domains of N consecutive hosts (blocks.conf)
 COMPUTE_HCA=       # --compute-hca: the discovery's compute-HCA pattern (default: every HCA)
 PLUGIN_DIR=        # optional directory searched for plugins before Slurm's own (PluginDir)
 ACCOUNTING=none    # --accounting slurmdbd: job history in slurmdbd on a lab MariaDB (sacct)
@@ -73,6 +74,11 @@ FABRICFIT_UMAD2SIM (path of libumad2sim.so).
   --umad2sim            run slurmctld with umad2sim preloaded and IBSIM_SOCKNAME set (off by
                         default: the controller reads snapshots, discovery runs out of band)
   --topology tree       TopologyPlugin=topology/tree with a topology.conf of the discovered fabric
+  --topology block      TopologyPlugin=topology/block with the NVLink domains' BlockName lines
+                        (needs --nvl-domain-size)
+  --nvl-domain-size N   NVLink domains of N consecutive hosts of a leaf (generate
+                        --nvl-domain-size; DIR/blocks.conf), read into the snapshot by
+                        discover --blocks
   --spank-plugin SO     the fabricfit.so that plugstack.conf loads (e.g. a build tree's .libs/)
   --storage-hcas 0|1    1: every host has a storage HCA (mlx5_<rails>) on a storage leaf
                         cabled to the first spine (generate --storage-hcas)
@@ -138,6 +144,7 @@ parse_args() {
       --storage-hcas) STORAGE_HCAS=$val ;;
       --compute-hca) COMPUTE_HCA=$val ;;
       --degrade) DEGRADE+=("$val") ;;
+      --nvl-domain-size) NVL_DOMAIN_SIZE=$val ;;
       --accounting) ACCOUNTING=$val ;;
       --dbd-port) DBD_PORT=$val ;;
       *) die "unknown option '$opt' (see $PROG --help)" ;;

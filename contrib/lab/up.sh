@@ -28,7 +28,7 @@ write_lab_env() {
     printf '# Settings of the lab in this directory (written by lab.sh up)\n'
     local v
     for v in SLURM_PREFIX NODES LEAVES GPUS RAILS SPINES UPLINKS TOPOLOGY CTLD_PORT SLURMD_PORT \
-             NODELIST IBSIM_SOCKNAME UMAD2SIM_SO PLUGIN_DIR LAB_UTS ACCOUNTING DBD_PORT MYSQL_PORT; do
+             NODELIST NVL_DOMAIN_SIZE IBSIM_SOCKNAME UMAD2SIM_SO PLUGIN_DIR LAB_UTS ACCOUNTING DBD_PORT MYSQL_PORT; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } > "$LAB_ENV"

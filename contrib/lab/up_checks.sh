@@ -17,7 +17,9 @@ validate_up_args() {
   UPLINKS=${UPLINKS:-$HOSTS_PER_LEAF}
   if ! is_uint "$UPLINKS" || [ "$UPLINKS" -eq 0 ]; then die "--uplinks must be a positive integer"; fi
   [ "$GPUS" -le 64 ] || die "--gpus must be at most 64"
-  case $TOPOLOGY in fabricfit|tree) ;; *) die "--topology must be fabricfit or tree" ;; esac
+  case $TOPOLOGY in fabricfit|tree|block) ;; *) die "--topology must be fabricfit, tree or block" ;; esac
+  [[ $NVL_DOMAIN_SIZE =~ ^[0-9]+$ ]] || die "--nvl-domain-size must be a number of hosts"
+  [ "$TOPOLOGY" != block ] || [ "$NVL_DOMAIN_SIZE" -gt 0 ] || die "--topology block needs --nvl-domain-size"
   [ $(( SLURMD_PORT + NODES - 1 )) -le 65535 ] || die "slurmd ports $SLURMD_PORT.. run past 65535"
   if [ "$CTLD_PORT" -ge "$SLURMD_PORT" ] && [ "$CTLD_PORT" -lt $(( SLURMD_PORT + NODES )) ]; then
     die "--ctld-port $CTLD_PORT lies inside the slurmd port range $SLURMD_PORT-$(( SLURMD_PORT + NODES - 1 ))"

@@ -3,7 +3,7 @@
 #
 # contrib/lab/up_fabric.sh: the simulated InfiniBand fabric: the net file fabricfit generate
 # writes, ibsim serving it, and the live discovery into the snapshot topology/fabricfit reads
-# (plus topology.conf for --topology tree).
+# (plus topology.conf for --topology tree or block).
 
 # True if an abstract unix socket "@NAME" exists (ibsim binds @<IBSIM_SOCKNAME>:ctl). Uses ss:
 # /proc/net/unix does not show abstract names everywhere (gVisor). Without ss: false.
@@ -16,6 +16,7 @@ generate_fabric() {
   local -a args=(generate --leaves "$LEAVES" --hosts-per-leaf "$HOSTS_PER_LEAF" --spines "$SPINES"
                  --uplinks "$UPLINKS" --rails "$RAILS" -o "$NETFILE" --slurm-nodes)
   [ "$STORAGE_HCAS" = 0 ] || args+=(--storage-hcas)
+  [ "$NVL_DOMAIN_SIZE" = 0 ] || args+=(--nvl-domain-size "$NVL_DOMAIN_SIZE" --blocks-output "$LAB_DIR/blocks.conf")
   local d
   for d in "${DEGRADE[@]}"; do args+=(--degrade "$d"); done
   local out
@@ -70,9 +71,11 @@ discover_fabric() {
   local want got
   [ -r "$UMAD2SIM_SO" ] || die "$UMAD2SIM_SO not found (package libumad2sim0)"
   want=$NODES
+  local blocks=
+  [ "$NVL_DOMAIN_SIZE" = 0 ] || blocks=$LAB_DIR/blocks.conf
   (cd "$IBSIM_DIR" &&
    IBSIM_SOCKNAME=$IBSIM_SOCKNAME LD_PRELOAD=$UMAD2SIM_SO timeout 120 "$FF_BIN" discover \
-     ${COMPUTE_HCA:+--compute-hca "$COMPUTE_HCA"} -o "$SNAPSHOT" > "$LOGS/discover.log" 2>&1) ||
+     ${COMPUTE_HCA:+--compute-hca "$COMPUTE_HCA"} ${blocks:+--blocks "$blocks"} -o "$SNAPSHOT" > "$LOGS/discover.log" 2>&1) ||
     { show_tail "$LOGS/discover.log"; die "fabricfit discover failed on the simulated fabric"; }
   rm -rf "$IBSIM_DIR"/sys-* 2>/dev/null || true
   # awk reads to the end (no exit): fabricfit must not die of SIGPIPE (pipefail) on a big fabric.
@@ -84,4 +87,6 @@ discover_fabric() {
     "$FF_BIN" show --slurm-topology-conf "$SNAPSHOT" > "$LAB_DIR/topology.conf" ||
       die "fabricfit show --slurm-topology-conf failed on $SNAPSHOT"
   fi
+  # topology/block gets the same domains as its blocks.
+  if [ "$TOPOLOGY" = block ]; then cp "$LAB_DIR/blocks.conf" "$LAB_DIR/topology.conf" || die "no blocks.conf"; fi
 }

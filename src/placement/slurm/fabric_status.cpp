@@ -78,11 +78,13 @@ std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const 
   std::string out = fmt::format(
       "Fabric={} SnapshotAge={} Producer=\"{}\" Hosts={} LeafGroups={} Pods={} Rails={} Tiers={} "
       "DegradedLinks={} "
-      "Warnings={}{}\n",
+      "Warnings={}{}{}\n",
       fabric.origin.empty() ? "(unknown)" : one_word(fabric.origin),
       age >= 0 ? fmt::format("{}s", age) : "unknown", info.producer, fabric.hosts.size(),
       fabric.leaf_groups.size(), fabric.pods.size(), fabric.rails, fabric.tiers, fabric.degraded_links.size(),
-      fabric.warnings.size(), fabric.partial ? " Partial=yes" : "");
+      fabric.warnings.size(),
+      fabric.nvlink_domains.empty() ? "" : fmt::format(" NvlinkDomains={}", fabric.nvlink_domains.size()),
+      fabric.partial ? " Partial=yes" : "");
   std::set<int> pods;
   std::set<std::string> leaf_names;
   for (int g : groups) {
@@ -115,6 +117,27 @@ std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const 
       members.push_back(one_word(fabric.leaf_groups[static_cast<std::size_t>(g)].name));
     out += fmt::format("Pod={} LeafGroups={} Uplinks={} UplinkGbps={:.0f}\n", one_word(pod.name),
                        fmt::join(members, ","), pod.uplinks, pod.up_gbps);
+  }
+  // NVLink domains under the leaf groups shown: where a job that must stay inside one
+  // still fits (free GPUs, and hosts with every GPU free for whole-node jobs).
+  for (const NvlinkDomain& d : fabric.nvlink_domains) {
+    const auto under = leaf_groups_of(fabric, d);
+    if (std::ranges::none_of(under, [&](int g) { return groups.contains(g); })) continue;
+    std::vector<std::string> names;
+    std::vector<std::string> group_names;
+    int free = 0, total = 0, whole = 0;
+    for (int h : d.hosts) {
+      names.push_back(fabric.hosts[static_cast<std::size_t>(h)].name);
+      if (static_cast<std::size_t>(h) < gpus.total.size()) {
+        free += gpus.free[h];
+        total += gpus.total[h];
+        if (gpus.total[h] > 0 && gpus.free[h] == gpus.total[h]) ++whole;
+      }
+    }
+    for (int g : under) group_names.push_back(one_word(fabric.leaf_groups[static_cast<std::size_t>(g)].name));
+    out += fmt::format("NvlinkDomain={} Hosts={} FreeGpus={}/{} WholeFreeHosts={} LeafGroups={}\n",
+                       one_word(d.name), compress_hostlist(names), free, total, whole,
+                       fmt::join(group_names, ","));
   }
   // The leaf group a degraded link touches, so that a client can filter the text.
   std::map<std::string, std::string> group_of_leaf;
@@ -177,6 +200,9 @@ std::string filter_topology_text(std::string_view text, const std::vector<std::s
     bool keep = line.starts_with("Fabric=");
     if (line.starts_with("LeafGroup=")) keep = groups.contains(value_of(line, "LeafGroup"));
     if (line.starts_with("Pod=")) {
+      for (const auto& g : split_commas(value_of(line, "LeafGroups"))) keep = keep || groups.contains(g);
+    }
+    if (line.starts_with("NvlinkDomain=")) {
       for (const auto& g : split_commas(value_of(line, "LeafGroups"))) keep = keep || groups.contains(g);
     }
     if (line.starts_with("DegradedLink=")) keep = groups.contains(value_of(line, "LeafGroup"));

@@ -125,6 +125,34 @@ TEST(TopologyText, DegradedLinksAreListed) {
   EXPECT_EQ(topology_text(f, SnapshotInfo{}, gpus, {"gpu012"}, 0).find("DegradedLink="), std::string::npos);
 }
 
+TEST(TopologyText, NvlinkDomainsWithTheirFreeGpusUnderTheGroupsShown) {
+  Fabric f = fabric();
+  const auto at = [&](const char* name) { return *f.host_index(name); };
+  // nvl0 = gpu001-002 (leaf group 0), nvl1 = gpu005-006 (group 1); nothing in group 2.
+  set_nvlink_domains(f, {{"nvl0", {at("gpu001"), at("gpu002")}}, {"nvl1", {at("gpu005"), at("gpu006")}}});
+  GpuState gpus = GpuState::uniform(static_cast<int>(f.hosts.size()), 8);
+  gpus.free[at("gpu002")] = 3;
+  const auto text = topology_text(f, SnapshotInfo{}, gpus, {}, 0);
+  EXPECT_NE(text.find(" Warnings=0 NvlinkDomains=2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(fmt::format("NvlinkDomain=nvl0 Hosts=gpu[001-002] FreeGpus=11/16 WholeFreeHosts=1 "
+                                  "LeafGroups={}\n",
+                                  f.leaf_groups[0].name)),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("NvlinkDomain=nvl1 Hosts=gpu[005-006] FreeGpus=16/16 WholeFreeHosts=2 "),
+            std::string::npos)
+      << text;
+  // A node list keeps the domains under its nodes' leaf groups, in the controller and in
+  // the client's filter alike.
+  const auto some = topology_text(f, SnapshotInfo{}, gpus, {"gpu007"}, 0);
+  EXPECT_EQ(some.find("NvlinkDomain=nvl0"), std::string::npos) << some;
+  EXPECT_NE(some.find("NvlinkDomain=nvl1"), std::string::npos) << some;
+  EXPECT_EQ(filter_topology_text(text, {"gpu007"}), some);
+  EXPECT_EQ(topology_text(f, SnapshotInfo{}, gpus, {"gpu010"}, 0).find("NvlinkDomain="), std::string::npos);
+  // No domains: no count and no lines.
+  EXPECT_EQ(topology_text(fabric(), SnapshotInfo{}, gpus, {}, 0).find("NvlinkDomain"), std::string::npos);
+}
+
 TEST(TopologyText, AClientFiltersThePackedTextAsTheControllerWould) {
   Fabric f = fabric();
   add_degraded_uplink(f, 2, 6, "ib-spine-02", 3);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# NVLink domains in a real slurmctld (docs/placement.md, "NVLink domains"): 8 nodes in 2
+# leaf groups of 4, 2 GPUs each, NVLink domains of 2 consecutive hosts (nvl0 = gpu[001-002],
+# nvl1 = gpu[003-004] under leaf group 1, nvl2, nvl3 under leaf group 2), read by discovery
+# from the lab's BlockName lines. With one host of every domain busy:
+#  (a) a 2-node job, which fits a domain, stays pending (domain=waits) although Slurm's
+#      own pick (two free hosts of two domains) is there, and starts in the domain that frees;
+#  (b) a 4-node job with --segment=2 waits for two whole domains and gets them;
+#  (c) a 3-node job, wider than a domain, takes the fewest domains and, of those sets, the
+#      one under one leaf group;
+# and the placement record names the domains each job spans, scontrol show topology each
+# domain's free GPUs.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+
+lab_prepare ff-test-domains 8
+printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,sched_interval=5\n' > "$TEST_TMPDIR/extra.conf"
+lab_start --nodes 8 --leaves 2 --gpus 2 --nvl-domain-size 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
+
+check "discovery read the 4 domains into the snapshot (fabricfit show --json)" \
+  bash -c '[ "$("$1" show --json "$2" | python3 -c "import json,sys; d = json.load(sys.stdin)[\"nvlink_domains\"]; print(\" \".join(x[\"name\"] + \"=\" + \",\".join(x[\"hosts\"]) for x in d))")" = \
+    "nvl0=gpu001,gpu002 nvl1=gpu003,gpu004 nvl2=gpu005,gpu006 nvl3=gpu007,gpu008" ]' _ "$FABRICFIT" "$lab/fabric.snapshot"
+check "all 8 nodes idle" wait_for 30 bash -c '[ "$(sinfo -h -t idle -o %D)" = 8 ]'
+
+admin_comment() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'; }
+has_record() { [[ "$(admin_comment "$1")" == *"fabricfit placement="* ]]; }
+submit() { sbatch --parsable -o /dev/null --gpus-per-node=2 "$@"; }
+running() { [ "$(job_state "$1")" = RUNNING ]; }
+export -f job_state job_field
+# record_is JOB NODES DOMAINS: the job got NODES and its record says it spans DOMAINS.
+record_is() {
+  local rec
+  wait_for 10 has_record "$1"
+  rec=$(admin_comment "$1")
+  if [ "$(job_field "$1" NodeList)" = "$2" ] && [[ $rec == *" domains=$3 uplink_ms="* ]]; then
+    ok "$4: $2, record: ${rec#*fabricfit }"
+  else
+    fail "$4" "expected $2 (domains $3), got $(job_field "$1" NodeList)" "record: $rec" \
+      "$(grep "fabricfit: eval_nodes JobId=$1 " "$ctld_log" | tail -2)"
+  fi
+}
+# fill HOST...: a job holding all GPUs of each HOST, running; sets fillers to their ids.
+fill() {
+  local h id
+  fillers=()
+  for h in "$@"; do
+    id=$(submit -t 10 -w "$h" --wrap 'sleep 600')
+    wait_for 20 running "$id" || { fail "filler $id on $h did not start"; done_testing; }
+    fillers+=("$id")
+  done
+}
+clear_jobs() {
+  scancel -u root 2> /dev/null
+  wait_for 30 bash -c '[ -z "$(squeue -h)" ] && [ "$(sinfo -h -t idle -o %D)" = 8 ]'
+}
+
+# A 2-node job on an empty cluster: one domain.
+a=$(submit -N 2 --wrap 'sleep 1')
+state=$(wait_job "$a" 60)
+check "a 2-node job ran ($state)" test "$state" = COMPLETED
+wait_for 10 has_record "$a"
+check "it got one domain: $(job_field "$a" NodeList), $(admin_comment "$a")" \
+  bash -c '[[ "$1" == *" nvlink_domains=1 domains=nvl"[0-3]" uplink_ms="* ]] &&
+           [[ "$2" =~ ^gpu\[00(1-002|3-004|5-006|7-008)\]$ ]]' _ "$(admin_comment "$a")" "$(job_field "$a" NodeList)"
+
+# --- (a) and (b): one host of every domain busy.
+fill gpu001 gpu003 gpu005 gpu007
+check "scontrol show topology shows every domain with one whole free host" \
+  wait_for 10 bash -c '[ "$(scontrol show topology | grep -c "^NvlinkDomain=nvl[0-3] Hosts=gpu\\[[0-9-]*\\] FreeGpus=2/4 WholeFreeHosts=1 LeafGroups=")" = 4 ]'
+b=$(submit -N 2 -t 5 --wrap 'sleep 300')
+s=$(submit -N 4 --segment=2 -t 5 --wrap 'sleep 300')
+check "(a) the 2-node job $b waits, though 4 hosts are free (one in each domain)" \
+  bash -c 'sleep 6; [ "$(job_state "$1")" = PENDING ] && [ "$(sinfo -h -t idle -o %D)" = 4 ]' _ "$b"
+check "(a) slurmctld logged why" \
+  wait_for 10 grep -q "fabricfit: JobId=$b waits: no NVLink domain holds it now (domain=waits)" "$ctld_log"
+check "(b) the --segment=2 job $s waits too" test "$(job_state "$s")" = PENDING
+
+scancel "${fillers[0]}"
+if wait_for 30 running "$b"; then
+  record_is "$b" "gpu[001-002]" "nvl0" "(a) it started when nvl0 freed, inside it"
+else
+  fail "(a) $b started when nvl0 freed" "state $(job_state "$b"), reason $(squeue -h -j "$b" -o %R)"
+fi
+sleep 4
+check "(b) one whole domain is not enough for two segments: $s still waits" test "$(job_state "$s")" = PENDING
+scancel "${fillers[2]}" "${fillers[3]}"
+if wait_for 30 running "$s"; then
+  record_is "$s" "gpu[005-008]" "nvl2,nvl3" "(b) two segments, each a whole domain"
+else
+  fail "(b) $s started when nvl2 and nvl3 freed" "state $(job_state "$s"), reason $(squeue -h -j "$s" -o %R)"
+fi
+clear_jobs
+
+# --- (c) a 3-node job with gpu001, gpu003, gpu005 busy: free gpu002, gpu004, gpu006-008.
+# Slurm's order would give gpu[002,004,006] (3 domains, 2 leaf groups); the fewest domains
+# are 2 (nvl3 and one more host), and gpu[006-008] keeps them under one leaf group.
+fill gpu001 gpu003 gpu005
+c=$(submit -N 3 -t 5 --wrap 'sleep 1')
+state=$(wait_job "$c" 60)
+check "(c) the 3-node job ran ($state)" test "$state" = COMPLETED
+record_is "$c" "gpu[006-008]" "nvl2,nvl3" "(c) the fewest domains, under one leaf group"
+check "(c) its record says one leaf group" bash -c '[[ "$1" == *"placement=fabricfit leaf_groups=1 "* ]]' _ "$(admin_comment "$c")"
+clear_jobs
+
+done_testing
