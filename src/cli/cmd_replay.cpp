@@ -2,6 +2,7 @@
 // `fabricfit replay SNAPSHOT --trace FILE --format F --policies ...`: a job trace through
 // the placement policies on the same arrival stream (docs/placement.md, "Replay").
 #include <fmt/format.h>
+#include <algorithm>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -23,6 +24,7 @@ struct ReplayCliOptions {
   std::string svg;
   std::string jobs_csv;
   std::string weights;
+  std::vector<int> block_sizes;  // block policies: Slurm's BlockSizes (empty: its default)
   int gpus_per_node = 8;
   double target_load = 0;
   double locality_wait_s = 0;
@@ -61,7 +63,10 @@ std::string jobs_csv(const std::vector<TraceJob>& jobs, const ReplayOptions& opt
 int run_replay(const ReplayCliOptions& opt) {
   const auto format = parse_trace_format(opt.format);
   if (!format) throw CLI::ValidationError("--format", "must be elasticflow, kalos or openb");
-  for (const auto& p : opt.policies) (void)make_policy(p);  // a typo fails before the long part
+  PolicyOptions policy_options;
+  policy_options.block_sizes = opt.block_sizes;
+  // A typo (or BlockSizes Slurm would refuse) fails before the long part.
+  for (const auto& p : opt.policies) (void)make_policy(p, policy_options);
   if (opt.demand != "time-averaged" && opt.demand != "peak") {
     throw CLI::ValidationError("--demand", "must be time-averaged or peak");
   }
@@ -80,6 +85,12 @@ int run_replay(const ReplayCliOptions& opt) {
 
   const Fabric fabric = load_fabric(opt.source);
   const LocalityIndex index(fabric);
+  const bool wants_blocks = std::any_of(opt.policies.begin(), opt.policies.end(),
+                                        [](const std::string& p) { return p.starts_with("block"); });
+  if (wants_blocks && index.domain_count() == 0) {
+    throw CLI::ValidationError("--policies",
+                               "block needs NVLink domains (Slurm's blocks); the fabric has none");
+  }
   Trace trace = read_trace(opt.trace, *format, opt.gpus_per_node);
   if (opt.max_jobs > 0 && static_cast<int>(trace.jobs.size()) > opt.max_jobs) trace.jobs.resize(opt.max_jobs);
 
@@ -97,7 +108,6 @@ int run_replay(const ReplayCliOptions& opt) {
   options.rule = opt.rule.empty() ? PatternRule{} : parse_pattern_rule(opt.rule);
   const WorkloadMix mix = opt.mix.empty() ? workload_mix_of(jobs) : WorkloadMix::parse(opt.mix);
   const FragModel frag(mix, opt.gpus_per_node, index.largest_leaf_group());
-  PolicyOptions policy_options;
   policy_options.seed = opt.seed;
   policy_options.locality_wait_s = opt.locality_wait_s;
   if (!opt.weights.empty()) policy_options.weights = parse_score_weights(opt.weights);
@@ -161,7 +171,7 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option("--trace", opt->trace, "The trace file (CSV)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--format", opt->format, "elasticflow, kalos or openb")->required();
   cmd->add_option("--policies", opt->policies,
-                  "Comma-separated: fabricfit, tree, tree-switches, firstfit, random")
+                  "Comma-separated: fabricfit, tree, tree-switches, block, block-24.11, firstfit, random")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--pattern-rule", opt->rule,
@@ -181,6 +191,10 @@ Action add_replay_command(CLI::App& app) {
          "it is split (Slurm's --switches=1@TIME)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--block-sizes", opt->block_sizes,
+                  "block, block-24.11: Slurm's BlockSizes in nodes, the first the base block (default: the "
+                  "first NVLink domain's size, levels of 1, 2, 4 and 8 base blocks)")
+      ->delimiter(',');
   cmd->add_option("--weights", opt->weights,
                   "fabricfit's score weights, e.g. spine=1,core=4,uplink=2,frag=1 (the default)");
   cmd->add_option("--max-jobs", opt->max_jobs, "Replay only the first N jobs");

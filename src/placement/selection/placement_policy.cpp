@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "placement/selection/baselines.hpp"
+#include "placement/selection/block_policy.hpp"
 #include "placement/selection/selector.hpp"
 
 namespace fabricfit {
@@ -12,10 +13,15 @@ std::unique_ptr<PlacementPolicy> make_policy(const std::string& name, const Poli
   if (name == "fabricfit") return std::make_unique<FabricfitSelector>(options.weights);
   if (name == "tree") return std::make_unique<TreePolicy>();
   if (name == "tree-switches") return std::make_unique<TreePolicy>(options.locality_wait_s);
+  if (name == "block") return std::make_unique<BlockPolicy>(SlurmRelease::v26_05, options.block_sizes);
+  if (name == "block-24.11") return std::make_unique<BlockPolicy>(SlurmRelease::v24_11, options.block_sizes);
   if (name == "firstfit") return std::make_unique<FirstFitPolicy>();
   if (name == "random") return std::make_unique<RandomPolicy>(options.seed);
-  throw PolicyError(fmt::format(
-      "unknown policy '{}' (the policies are fabricfit, tree, tree-switches, firstfit and random)", name));
+  throw PolicyError(
+      fmt::format("unknown policy '{}' (the policies are fabricfit, tree, tree-switches, block, block-24.11, "
+                  "firstfit and "
+                  "random)",
+                  name));
 }
 
 PlacementScore evaluate_allocation(const PlacementContext& ctx, const Allocation& allocation,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A placement policy picks hosts for a job from the free GPUs. fabricfit's selector and
-// the baselines (tree, firstfit, random) share this interface so that the replay runs
+// the baselines (tree, block, firstfit, random) share this interface so that the replay runs
 // them on the same arrival stream and scores them the same way.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "placement/fragmentation.hpp"
 #include "placement/gpu_state.hpp"
@@ -48,6 +49,9 @@ struct PolicyOptions {
   // no fixed wait: see locality_wait.hpp.
   double locality_wait_s = 0;
   std::uint64_t seed = 1;  // random
+  // block, block-24.11: Slurm's BlockSizes in nodes (the first is the base block); empty:
+  // the first NVLink domain's size and levels of 1, 2, 4, 8 base blocks.
+  std::vector<int> block_sizes;
 };
 
 class PolicyError : public std::invalid_argument {
@@ -55,7 +59,8 @@ class PolicyError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// "fabricfit", "tree", "tree-switches", "firstfit" or "random". Throws PolicyError otherwise.
+// "fabricfit", "tree", "tree-switches", "block", "block-24.11", "firstfit" or "random".
+// Throws PolicyError otherwise, and for BlockSizes Slurm would refuse.
 [[nodiscard]] std::unique_ptr<PlacementPolicy> make_policy(const std::string& name,
                                                            const PolicyOptions& options = {});
 
