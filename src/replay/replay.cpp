@@ -36,6 +36,7 @@ struct Running {
   double since = 0;
   double slowdown = 1;
   double comm_share = 0;
+  double cliff = 0;  // f x (R - 1) for a job spread over NVLink domains one could hold
   int version = 0;
   std::vector<BundleDemand> demand;  // as counted on the bundles (x f when time-averaged)
 };
@@ -79,6 +80,9 @@ class Simulation {
       cluster_gpus_ += gpus_.total[h];
     }
     allocations_.resize(jobs.size());
+    counted_.assign(jobs.size(), 0);
+    for (int d = 0; d < index.domain_count(); ++d)
+      largest_domain_ = std::max(largest_domain_, static_cast<int>(index.hosts_of_domain(d).size()));
     start_.assign(jobs.size(), -1.0);
     end_.assign(jobs.size(), -1.0);
     running_.resize(jobs.size());
@@ -162,6 +166,8 @@ class Simulation {
     result_.uplink_over_capacity_s = over_s;
     result_.split_share =
         result_.one_group_jobs > 0 ? static_cast<double>(result_.split_jobs) / result_.one_group_jobs : 0.0;
+    result_.domain_split_share =
+        result_.domain_jobs > 0 ? static_cast<double>(result_.domain_split_jobs) / result_.domain_jobs : 0.0;
     result_.gpu_utilisation =
         result_.makespan_s > 0 ? busy_gpu_seconds / (static_cast<double>(cluster_gpus_) * result_.makespan_s)
                                : 0.0;
@@ -325,12 +331,29 @@ class Simulation {
     r.work_s = remaining_[i];
     r.since = t;
     r.comm_share = f;
+    r.cliff = f * (options_.model.domain_cliff - 1) * (spreads_domains(i, allocations_[i]) ? 1 : 0);
     r.demand = std::move(demand);
     changed_.clear();
     sharing_.add(i, r.demand, changed_);
-    r.slowdown = slowdown(f, sharing_.rho(r.demand), options_.model.demand);
+    r.slowdown = slowdown(f, sharing_.rho(r.demand), options_.model.demand) + r.cliff;
     departures_.push(Departure{t + r.work_s * r.slowdown, i, r.version});
     reshare(i, t);
+  }
+
+  // Whether job i, which one NVLink domain could hold, got hosts of several (or hosts in
+  // none beside a domain's); counted once per job, as split_jobs.
+  bool spreads_domains(int i, const Allocation& a) {
+    const TraceJob& job = jobs_[i];
+    if (index_.domain_count() == 0 || job.nodes < 2 || job.nodes > largest_domain_) return false;
+    const auto first = index_.domain_of(a.hosts.front());
+    bool spread = !first;
+    for (int h : a.hosts) spread |= index_.domain_of(h) != first;
+    if (!counted_[i]) {
+      counted_[i] = true;
+      ++result_.domain_jobs;
+      result_.domain_split_jobs += spread ? 1 : 0;
+    }
+    return spread;
   }
 
   void finish(int i, double t) {
@@ -515,7 +538,7 @@ class Simulation {
     touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
     for (int j : touched_) {
       Running& r = running_[j];
-      const double s = slowdown(r.comm_share, sharing_.rho(r.demand), options_.model.demand);
+      const double s = slowdown(r.comm_share, sharing_.rho(r.demand), options_.model.demand) + r.cliff;
       if (std::abs(s - r.slowdown) < 1e-12) continue;
       r.work_s = std::max(0.0, r.work_s - (t - r.since) / r.slowdown);
       r.since = t;
@@ -551,6 +574,8 @@ class Simulation {
   std::vector<Reservation> reservations_;
   std::vector<std::uint8_t> mask_;
   std::map<int, bool> waited_;
+  std::vector<char> counted_;  // domain_jobs counts a restarted job once
+  int largest_domain_ = 0;
   std::vector<int> changed_, touched_;
   // Faults: the episodes, their ticks, what health sweeps have seen (per host and group:
   // episodes seen and not yet cleared), slowed groups and their cables' healthy capacity.

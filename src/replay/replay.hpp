@@ -30,6 +30,12 @@ struct RuntimeModelOptions {
   std::vector<double> comm_shares{0.1, 0.3, 0.5};
   DemandMode demand = DemandMode::TimeAveraged;
   UplinkRouting routing = UplinkRouting::Ecmp;
+  // On a fabric with NVLink domains: a multi-host job that one domain could hold but is
+  // spread over several moves its collectives over InfiniBand at 1/R of NVLink's per-GPU
+  // bandwidth (NVL72: about 1.8 TB/s inside, 50 GB/s out, R = 36), so its communication
+  // takes R times as long: s gains f x (R - 1). A wider job's duration already holds its
+  // InfiniBand edges (a ring's slowest hop sets its pace however many domains it spans).
+  double domain_cliff = 36;
   [[nodiscard]] std::string describe() const;
 };
 
@@ -92,6 +98,9 @@ struct ReplayResult {
   int one_group_jobs = 0;  // multi-host jobs small enough for one leaf group...
   int split_jobs = 0;      // ...of which placed over more than one
   double split_share = 0;
+  int domain_jobs = 0;        // multi-host jobs one NVLink domain could hold...
+  int domain_split_jobs = 0;  // ...of which placed over more than one (the cliff)
+  double domain_split_share = 0;
   double frag_mean = 0;  // time-weighted over the replay (a diagnostic)
   double wait_mean_s = 0;
   double wait_p95_s = 0;

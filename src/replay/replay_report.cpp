@@ -89,14 +89,15 @@ double class_figure(const ClassMetrics& c, int k) {
 }
 
 const char* const kClusterFigures[] = {"idle_while_fit_gpu_hours", "uplink_over_capacity_s",
-                                       "cross_spine_bytes", "split_share"};
+                                       "cross_spine_bytes", "split_share", "domain_split_share"};
 
 double cluster_figure(const ReplayResult& r, int k) {
   switch (k) {
     case 0: return r.idle_while_fit_gpu_hours;
     case 1: return r.uplink_over_capacity_s;
     case 2: return r.cross_spine_gb * 1e9;
-    default: return r.split_share;
+    case 3: return r.split_share;
+    default: return r.domain_split_share;
   }
 }
 
@@ -128,7 +129,7 @@ std::vector<std::pair<std::string, double>> report_figures(const ReplayResult& r
                        class_figure(r.classes[c], k));
     }
   }
-  for (int k = 0; k < 4; ++k) out.emplace_back(kClusterFigures[k], cluster_figure(r, k));
+  for (int k = 0; k < 5; ++k) out.emplace_back(kClusterFigures[k], cluster_figure(r, k));
   for (const auto& [name, value] : fault_figures(r)) out.emplace_back(fmt::format("faults.{}", name), value);
   return out;
 }
@@ -197,6 +198,20 @@ std::string report_text(const ReplayReport& r) {
         m([](const ReplayResult& x) { return static_cast<double>(x.locality_waits); }),
         m([](const ReplayResult& x) { return x.gpu_utilisation; }),
         m([](const ReplayResult& x) { return x.decision_us_mean; }));
+  }
+  const bool domains = std::ranges::any_of(r.results, [](const auto& runs) {
+    return std::ranges::any_of(runs, [](const ReplayResult& x) { return x.domain_jobs > 0; });
+  });
+  if (domains) {
+    // The NVLink cliff (RuntimeModelOptions::domain_cliff): which policies pay it, how often.
+    out += fmt::format("\n{:<14} {:>12} {:>14}\n", "policy", "domain_jobs", "domain_split");
+    for (const auto& runs : r.results) {
+      if (runs.empty()) continue;
+      out +=
+          fmt::format("{:<14} {:>12.0f} {:>14.3f}\n", runs.front().policy,
+                      mean_of(runs, [](const ReplayResult& x) { return static_cast<double>(x.domain_jobs); }),
+                      mean_of(runs, [](const ReplayResult& x) { return x.domain_split_share; }));
+    }
   }
   if (!r.faults.empty()) {
     out += fmt::format("\n{:<14} {:>11} {:>13} {:>14} {:>9} {:>9} {:>9} {:>9}\n", "policy", "jobs_failed",
@@ -271,7 +286,7 @@ nlohmann::json report_json(const ReplayReport& r) {
       classes[kJobClassNames[c]] = cls;
     }
     p["classes"] = classes;
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < 5; ++k) {
       p[kClusterFigures[k]] =
           figure_json(over_seeds(runs, [&](const ReplayResult& x) { return cluster_figure(x, k); }));
     }

@@ -68,4 +68,28 @@ ended=$(jq -r '[.results[] | .classes.all.jobs] | join(" ")' "$d/faults.json")
 check "and every job ends under both, none left in the queue ($ended)" test "$ended" = "3 3"
 "$ff" replay "$d/f.snap" --trace "$d/trace.csv" --format elasticflow --faults stress,often=1 > /dev/null 2> "$d/bad.err"
 check "a bad --faults item is refused by name" grep -q "often: unknown key" "$d/bad.err"
+
+# NVLink domains (issue 30): 2 leaf groups of 4 hosts, domains of 2. x (one host) runs long;
+# y (2 hosts, 100 s, share 0.5) fits a domain: fabricfit and block keep it in one, tree's
+# best fit by leaf takes the first free hosts of its tightest group, over a domain edge,
+# and pays the cliff: 100 x (1 + 0.5 x 35) = 1850 s.
+if ! "$ff" generate --leaves 2 --hosts-per-leaf 4 --spines 1 --nvl-domain-size 2 --blocks-output "$d/b.conf" \
+     -o "$d/n.net" > /dev/null 2> "$d/n.err" ||
+   ! "$ff" discover --from "$d/n.net" --blocks "$d/b.conf" -o "$d/n.snap" -q 2>> "$d/n.err"; then
+  fail "generate and discover a fabric with domains" "$(cat "$d/n.err")"; done_testing
+fi
+printf '%s\n' job_id,submission_time,duration,num_gpu x,0,5000,8 y,1,100,16 > "$d/n.csv"
+"$ff" replay "$d/n.snap" --trace "$d/n.csv" --format elasticflow --policies fabricfit,block,tree \
+  --comm-shares 0.5 --json > "$d/n.json" 2> "$d/n.err" || fail "replay on domains" "$(cat "$d/n.err")"
+split=$(jq -r '[.results[] | "\(.policy)=\(.domain_split_share)"] | join(" ")' "$d/n.json")
+check "tree spreads y over two domains, fabricfit and block do not ($split)" \
+  test "$split" = "fabricfit=0 block=0 tree=1"
+jct=$(jq -r '[.results[] | .classes.within_group.jct_mean_s] | join(" ")' "$d/n.json")
+check "and y runs 100 s under fabricfit and block, 1850 s under tree ($jct)" test "$jct" = "100 100 1850"
+"$ff" replay "$d/n.snap" --trace "$d/n.csv" --format elasticflow --policies fabricfit,tree --comm-shares 0.5 \
+  > "$d/n.txt" 2>&1
+check "the text report counts them per policy" \
+  bash -c 'grep -qE "^policy +domain_jobs +domain_split$" "$1" && grep -qE "^tree +1 +1.000$" "$1"' _ "$d/n.txt"
+"$ff" replay "$d/f.snap" --trace "$d/trace.csv" --format elasticflow --policies block > /dev/null 2> "$d/nb.err"
+check "block on a fabric without domains is refused: $(cat "$d/nb.err")" grep -qi "domain" "$d/nb.err"
 done_testing

@@ -130,6 +130,42 @@ std::vector<TraceJob> tiny_trace() {
           {.id = "j3", .submit_s = 10, .duration_s = 50, .nodes = 2, .gpus_per_node = 8}};
 }
 
+// The NVLink cliff (RuntimeModelOptions::domain_cliff): one leaf group of 4 hosts, so no
+// traffic leaves it and only the domain edge can slow a job; domains nvl0 = hosts 0-1,
+// nvl1 = hosts 2-3. j0 (one host) runs first; firstfit puts it on host 0 and the 2-host j1
+// (a quarter of its time communicating) on hosts 1 + 2, over the edge: s = 1 + 0.25 x 35.
+TEST(Replay, AJobOneDomainHoldsPaysTheCliffWhenSpreadOverTwo) {
+  Fabric f = make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4});
+  set_nvlink_domains(f, {{"nvl0", {0, 1}}, {"nvl1", {2, 3}}});
+  const LocalityIndex index(f);
+  const std::vector<TraceJob> jobs{
+      {.id = "j0", .submit_s = 0, .duration_s = 50, .nodes = 1, .gpus_per_node = 8},
+      {.id = "j1", .submit_s = 0, .duration_s = 100, .nodes = 2, .gpus_per_node = 8, .comm_share = 0.25}};
+  const FragModel frag(workload_mix_of(jobs), 8, 2);
+  ReplayOptions options;
+  auto firstfit = make_policy("firstfit");
+  const auto spread = replay_trace(index, jobs, *firstfit, frag, options);
+  EXPECT_EQ(spread.domain_jobs, 1);
+  EXPECT_EQ(spread.domain_split_jobs, 1);
+  EXPECT_DOUBLE_EQ(spread.domain_split_share, 1.0);
+  EXPECT_DOUBLE_EQ(spread.makespan_s, 100 * (1 + 0.25 * 35));
+  // fabricfit keeps j1 inside a domain: it runs its trace duration.
+  auto fabricfit = make_policy("fabricfit");
+  const auto inside = replay_trace(index, jobs, *fabricfit, frag, options);
+  EXPECT_EQ(inside.domain_jobs, 1);
+  EXPECT_EQ(inside.domain_split_jobs, 0);
+  EXPECT_DOUBLE_EQ(inside.makespan_s, 100);
+  // R = 1: no cliff; and a fabric without domains has none either.
+  options.model.domain_cliff = 1;
+  EXPECT_DOUBLE_EQ(replay_trace(index, jobs, *firstfit, frag, options).makespan_s, 100);
+  options.model.domain_cliff = 36;
+  const Fabric plain = make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4});
+  const LocalityIndex plain_index(plain);
+  const auto none = replay_trace(plain_index, jobs, *firstfit, frag, options);
+  EXPECT_EQ(none.domain_jobs, 0);
+  EXPECT_DOUBLE_EQ(none.makespan_s, 100);
+}
+
 TEST(Replay, TinyTraceByHand) {
   const Fabric f = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 2});
   const LocalityIndex index(f);

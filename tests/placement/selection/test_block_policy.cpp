@@ -231,3 +231,19 @@ TEST(BlockPolicy, NamesAndBlockSizes) {
 }
 
 }  // namespace
+
+// What Slurm 24.11.5's topology/block did in the lab (lab.sh up --topology block
+// --nvl-domain-size 2, 8 nodes of 2 GPUs, gpu[007-008] busy): `sbatch -N 4 --segment=2`
+// got gpu[003-006]. Each segment is the tightest base block, ties to the later: nvl2, then
+// nvl1, two domains under two leaf groups where nvl0 + nvl1 share one.
+TEST(BlockPolicy, SegmentsAsTopologyBlockPlacedThemInTheLab) {
+  World w = blocks(4, 2);
+  for (int h : {6, 7}) w.gpus.free[h] = 0;
+  for (const auto release : {SlurmRelease::v24_11, SlurmRelease::v26_05}) {
+    const auto a = place(w, nodes_of(4, 2), release);
+    ASSERT_TRUE(a);
+    auto hosts = a->hosts;
+    std::sort(hosts.begin(), hosts.end());
+    EXPECT_EQ(hosts, (std::vector<int>{2, 3, 4, 5}));
+  }
+}
