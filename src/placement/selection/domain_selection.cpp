@@ -121,16 +121,27 @@ std::optional<Decision> FabricfitSelector::decide_domains(const PlacementContext
     throw RequestError(
         fmt::format("--segment={} is more nodes than the largest NVLink domain has ({})", asked, largest));
   }
-  bool divides = false;
+  std::vector<JobShape> usable;  // largest first, as job_shapes gives them
   for (const JobShape& shape : shapes) {
-    if (asked > 0 && shape.nodes % asked != 0) continue;
-    divides = true;
-    const int segment = asked > 0 ? asked : (shape.nodes <= largest ? shape.nodes : 1);
-    if (auto d = decide_segments(ctx, request, shape, segment, alternatives, detail)) return d;
+    if (asked == 0 || shape.nodes % asked == 0) usable.push_back(shape);
   }
-  if (!divides) {
+  if (usable.empty()) {
     throw RequestError(
         fmt::format("--segment={} does not divide the job's node count ({})", asked, shapes.front().nodes));
+  }
+  const auto decide_shape = [&](const JobShape& shape) {
+    const int segment = asked > 0 ? asked : (shape.nodes <= largest ? shape.nodes : 1);
+    return decide_segments(ctx, request, shape, segment, alternatives, detail);
+  };
+  // -N MIN-MAX: the most nodes that take no more domains than MIN does, as the leaf-group
+  // rule takes the most that need no more leaf groups. A range whose MIN fits one domain
+  // therefore stays in one (or waits for one), however many nodes MAX would allow.
+  if (auto at_min = decide_shape(usable.back())) {
+    for (std::size_t i = 0; i + 1 < usable.size(); ++i) {
+      auto d = decide_shape(usable[i]);
+      if (d && d->chosen.score.nvlink_domains <= at_min->chosen.score.nvlink_domains) return d;
+    }
+    return at_min;
   }
   if (asked > 0) return std::nullopt;
   // Hosts in no domain (plain nodes beside the racks) take a job as on any fabric, but

@@ -173,3 +173,34 @@ TEST(DomainSelection, WithoutDomainsASegmentIsMoot) {
 }
 
 }  // namespace
+
+// -N MIN-MAX takes the most nodes that need no more domains than MIN does (domains of 4).
+TEST(DomainSelection, ANodeRangeTakesTheMostNodesInAsFewDomainsAsItsMinimum) {
+  World w = world();
+  JobRequest range = nodes_of(3);
+  range.max_nodes = 6;
+  // MIN = 3 fits one domain: 4 nodes (a whole domain), not 6 over two.
+  auto a = place(w, range);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->hosts.size(), 4u);
+  EXPECT_EQ(per_domain(w, *a).size(), 1u);
+  // One host of every domain busy: 3 nodes still fit one; 6 over two would fit too, but
+  // would take more domains than MIN needs.
+  occupy(w, {0, 4, 8, 12});
+  a = place(w, range);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->hosts.size(), 3u);
+  EXPECT_EQ(per_domain(w, *a).size(), 1u);
+  // Two hosts of every domain busy: MIN fits no domain, so the job waits rather than take
+  // 6 nodes over three domains.
+  occupy(w, {1, 5, 9, 13});
+  EXPECT_FALSE(place(w, range));
+  // MIN wider than a domain (5 of 4): the most nodes in as few domains, 8 in two.
+  World fresh = world();
+  range.min_nodes = 5;
+  range.max_nodes = 8;
+  a = place(fresh, range);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->hosts.size(), 8u);
+  EXPECT_EQ(per_domain(fresh, *a).size(), 2u);
+}
