@@ -21,6 +21,7 @@
 #include "placement/fragmentation.hpp"
 #include "placement/runtime/runtime_model.hpp"
 #include "placement/selection/baselines.hpp"
+#include "placement/selection/block_policy.hpp"
 #include "placement/selection/selector.hpp"
 #include "placement/slurm/admin_comment.hpp"
 #include "placement/traffic_matrix.hpp"
@@ -100,6 +101,15 @@ json describe(const LocalityIndex& index, const PlacementContext& ctx, const All
             {"uplink_ms_per_gb", 1000 * s.max_uplink_load},
             {"uplink_oversubscription", s.uplink_stretch},
             {"gpus_made_unusable", unusable_after - unusable_before}};
+  if (index.domain_count() > 0) {
+    std::vector<std::string> domains;  // in rank order; "(none)" for hosts in no domain
+    for (int h : a.hosts) {
+      const auto d = index.domain_of(h);
+      const std::string name = d ? index.domain_name(*d) : "(none)";
+      if (std::find(domains.begin(), domains.end(), name) == domains.end()) domains.push_back(name);
+    }
+    j["nvlink_domains"] = domains;
+  }
   return j;
 }
 
@@ -228,6 +238,16 @@ int run_explain(const ExplainOptions& opt) {
     }
     TreePolicy tree;
     if (const auto t = tree.place(ctx, request)) out["tree_choice"] = describe(index, ctx, *t, pattern, frag);
+    if (index.domain_count() > 0) {
+      // What topology/block, the plugin a site with NVLink domains would otherwise run, picks.
+      try {
+        BlockPolicy block(SlurmRelease::v26_05, {});
+        if (const auto b = block.place(ctx, request))
+          out["block_choice"] = describe(index, ctx, *b, pattern, frag);
+      } catch (const std::exception& e) {
+        out["block_note"] = fmt::format("topology/block would refuse the job: {}", e.what());
+      }
+    }
   } else {
     out["note"] = "the job asks for no GPUs: fabricfit leaves it to Slurm (reason no-gpus)";
   }
@@ -252,12 +272,20 @@ int run_explain(const ExplainOptions& opt) {
   const char* when = placed ? "on the same free GPUs" : "on the GPUs free now";
   if (out.contains("fabricfit_choice"))
     fmt::print("fabricfit's choice {}\n{}", when, render_placement(out["fabricfit_choice"]));
+  else if (!out.contains("note") && !ended && index.domain_count() > 0)
+    fmt::print("fabricfit's choice {}: none: no NVLink domain (or set of them) holds it (domain=waits)\n",
+               when);
   else if (!out.contains("note") && !ended)
     fmt::print("fabricfit's choice {}: none fits (no-fit)\n", when);
   if (out.contains("runner_up"))
     fmt::print("best alternative it saw\n{}", render_placement(out["runner_up"]));
   if (out.contains("tree_choice"))
     fmt::print("topology/tree best fit {}\n{}", when, render_placement(out["tree_choice"]));
+  if (out.contains("block_choice"))
+    fmt::print("topology/block (26.05's rules) {}\n{}", when, render_placement(out["block_choice"]));
+  else if (index.domain_count() > 0 && !out.contains("note") && !ended)
+    fmt::print("topology/block (26.05's rules) {}: {}\n", when,
+               out.value("block_note", std::string("none fits (it waits for an aligned block)")));
   if (out.contains("note")) fmt::print("{}\n", out["note"].get<std::string>());
   return 0;
 }

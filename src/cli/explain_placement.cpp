@@ -97,6 +97,10 @@ std::string render_placement(const json& p) {
   std::string out = fmt::format("  nodes        {} ({})\n  leaf groups  {} ({})\n",
                                 p["nodes"].get<std::string>(), gpus, groups.size(), fmt::join(groups, ", "));
   if (p.value("pods", 0) > 0) out += fmt::format("  pods         {}\n", p["pods"].get<int>());
+  if (p.contains("nvlink_domains") && p["nvlink_domains"].is_array()) {
+    const auto domains = p["nvlink_domains"].get<std::vector<std::string>>();
+    out += fmt::format("  NVLink       {} domain(s) ({})\n", domains.size(), fmt::join(domains, ", "));
+  }
   if (!is_number(p, "cross_spine_gb_per_gb")) {
     out += "  traffic      unknown: no GPU counts, and no figures in its placement record\n";
   } else {

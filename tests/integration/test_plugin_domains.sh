@@ -9,7 +9,7 @@
 #  (c) a 3-node job, wider than a domain, takes the fewest domains and, of those sets, the
 #      one under one leaf group;
 # and the placement record names the domains each job spans, scontrol show topology each
-# domain's free GPUs.
+# domain's free GPUs, fabricfit explain why a job waits and what tree and block would pick.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -78,6 +78,11 @@ check "(a) the 2-node job $b waits, though 4 hosts are free (one in each domain)
 check "(a) slurmctld logged why" \
   wait_for 10 grep -q "fabricfit: JobId=$b waits: no NVLink domain holds it now (domain=waits)" "$ctld_log"
 check "(b) the --segment=2 job $s waits too" test "$(job_state "$s")" = PENDING
+"$FABRICFIT" explain "$b" --conf "$lab/fabricfit.conf" > "$TEST_TMPDIR/explain.txt" 2>&1
+check "(a) fabricfit explain says why it waits, and what tree and block would do" \
+  bash -c 'grep -q "^fabricfit.s choice on the GPUs free now: none: no NVLink domain (or set of them) holds it (domain=waits)" "$1" &&
+           grep -A3 "^topology/tree best fit" "$1" | grep -q "NVLink       2 domain(s)" &&
+           grep -q "^topology/block (26.05.s rules) on the GPUs free now: none fits" "$1"' _ "$TEST_TMPDIR/explain.txt"
 
 scancel "${fillers[0]}"
 if wait_for 30 running "$b"; then
