@@ -25,6 +25,7 @@
 #include "placement/job_request.hpp"
 #include "placement/locality_index.hpp"
 #include "placement/runtime/runtime_model.hpp"
+#include "placement/selection/baselines.hpp"
 #include "placement/selection/health_avoidance.hpp"
 #include "placement/selection/placement_policy.hpp"
 #include "placement/selection/selector.hpp"
@@ -232,13 +233,15 @@ int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsi
       }
     }
     if (!decision) {
-      // Hosts in NVLink domains were offered and none held the job: Slurm's own pick would
-      // span domains, so the job waits, as under topology/block.
-      for (int h = 0; h < n && engine->index.domain_count() > 0; ++h) {
-        if (allowed[h] != 0 && engine->index.domain_of(h)) {
-          copy_out("domain=waits", summary, summary_len);
-          return FF_EDOMAIN;
-        }
+      // Hosts in NVLink domains were offered, none held the job, and yet the free GPUs hold
+      // it by count: Slurm's own pick would span domains, so the job waits, as under
+      // topology/block. A job that fits nowhere is Slurm's no-fit, as on any fabric.
+      bool offered_domain_hosts = false;
+      for (int h = 0; h < n && engine->index.domain_count() > 0 && !offered_domain_hosts; ++h)
+        offered_domain_hosts = allowed[h] != 0 && engine->index.domain_of(h).has_value();
+      if (offered_domain_hosts && fabricfit::FirstFitPolicy{}.place(ctx, job)) {
+        copy_out("domain=waits", summary, summary_len);
+        return FF_EDOMAIN;
       }
       return FF_ENOFIT;
     }

@@ -345,8 +345,10 @@ class Simulation {
   bool spreads_domains(int i, const Allocation& a) {
     const TraceJob& job = jobs_[i];
     if (index_.domain_count() == 0 || job.nodes < 2 || job.nodes > largest_domain_) return false;
+    // Hosts of two domains, or of a domain and none; a job wholly on hosts in no domain
+    // is on InfiniBand by choice of the site, not spread.
     const auto first = index_.domain_of(a.hosts.front());
-    bool spread = !first;
+    bool spread = false;
     for (int h : a.hosts) spread |= index_.domain_of(h) != first;
     if (!counted_[i]) {
       counted_[i] = true;

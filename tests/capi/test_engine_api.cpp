@@ -484,6 +484,13 @@ TEST(EngineApiDomains, AJobThatFitsNoDomainNowWaitsAndSegmentsStayInside) {
                             summary, sizeof summary, err, sizeof err),
             FF_EINVAL);
   EXPECT_NE(std::string(err).find("--segment=8"), std::string::npos) << err;
+  // 13 nodes fit nowhere (12 hosts are free): Slurm's no-fit, not a domain wait.
+  ff_request_t thirteen{13, 13, 8, 0, 0, pattern_value("ring")};
+  summary[0] = '\0';
+  EXPECT_EQ(ff_engine_place(engine, &thirteen, allowed.data(), free.data(), total.data(), chosen.data(), &n,
+                            summary, sizeof summary, err, sizeof err),
+            FF_ENOFIT);
+  EXPECT_STREQ(summary, "");
   ff_engine_free(engine);
   fs::remove_all(dir);
 }

@@ -164,6 +164,18 @@ TEST(Replay, AJobOneDomainHoldsPaysTheCliffWhenSpreadOverTwo) {
   const auto none = replay_trace(plain_index, jobs, *firstfit, frag, options);
   EXPECT_EQ(none.domain_jobs, 0);
   EXPECT_DOUBLE_EQ(none.makespan_s, 100);
+  // Hosts 2-3 in no domain: j1 on both of them is not spread (firstfit: j0 on host 0, j0b
+  // on host 1).
+  Fabric half = make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4});
+  set_nvlink_domains(half, {{"nvl0", {0, 1}}});
+  const LocalityIndex half_index(half);
+  std::vector<TraceJob> three = jobs;
+  three.insert(three.begin() + 1,
+               {.id = "j0b", .submit_s = 0, .duration_s = 50, .nodes = 1, .gpus_per_node = 8});
+  const auto outside = replay_trace(half_index, three, *firstfit, frag, options);
+  EXPECT_EQ(outside.domain_jobs, 1);
+  EXPECT_EQ(outside.domain_split_jobs, 0);
+  EXPECT_DOUBLE_EQ(outside.makespan_s, 100);
 }
 
 TEST(Replay, TinyTraceByHand) {

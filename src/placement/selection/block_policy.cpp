@@ -194,7 +194,8 @@ const char* release_name(SlurmRelease r) {
 BlockPolicy::BlockPolicy(SlurmRelease release, std::vector<int> block_sizes)
     : release_(release), block_sizes_(std::move(block_sizes)) {
   if (block_sizes_.empty()) {
-    for (int l = 0; l < 4; ++l) levels_.set(l);
+    // block_record.c: bit_nset(block_levels, 0, 4), whose end bit is inclusive.
+    for (int l = 0; l <= 4; ++l) levels_.set(l);
     return;
   }
   const int base = block_sizes_.front();

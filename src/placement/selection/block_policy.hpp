@@ -7,7 +7,7 @@
 // As modelled:
 //  - base block size: the first BlockSizes entry, else the first domain's host count.
 //    Allowed levels: log2(size / base) of each BlockSizes entry (level 0 always, the first
-//    entry being the base), 0-3 (1, 2, 4, 8 base blocks) without BlockSizes.
+//    entry being the base), 0-4 (1, 2, 4, 8, 16 base blocks) without BlockSizes.
 //  - a job (or one segment) of N nodes needs level ceil(log2(ceil(N / base))), raised to
 //    the lowest allowed level at or above it. Its candidate blocks are aligned runs of
 //    2^level base blocks; with no allowed level that high, the whole fabric is one block.

@@ -182,6 +182,7 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
     });
     const std::size_t tries = kDomainTries + static_cast<std::size_t>(std::max(0, alternatives));
     std::vector<Decision> found;
+    std::size_t equally_tight = 0;  // the first found, from domains as tight as the tightest
     for (std::size_t i = 0; i < fit.size() && found.size() < tries; ++i) {
       const int d = fit[i];
       const bool same_fit = v.eligible[d] == v.eligible[fit.front()] && v.whole[d] == v.whole[fit.front()];
@@ -190,17 +191,22 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
       const PlacementContext inside{ctx.index, ctx.gpus, ctx.frag, mask, ctx.running};
       auto decision = decide_leaf_groups(inside, fixed, same_fit ? alternatives : 0, detail);
       if (!decision) continue;
-      // Equally tight domains (they come first) compete on the selector's cost.
-      if (same_fit && !found.empty() &&
-          decision->chosen.score.cost < found.front().chosen.score.cost - selection::kCostEpsilon) {
-        found.insert(found.begin(), std::move(*decision));
-      } else {
-        found.push_back(std::move(*decision));
-      }
+      found.push_back(std::move(*decision));
+      if (same_fit) ++equally_tight;
     }
     if (found.empty()) return std::nullopt;
+    // Equally tight domains (they come first) compete on the selector's cost; ties keep
+    // the domain order.
+    std::stable_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(equally_tight),
+                     [](const Decision& a, const Decision& b) {
+                       return a.chosen.score.cost < b.chosen.score.cost - selection::kCostEpsilon;
+                     });
     Decision out = std::move(found.front());
     for (std::size_t i = 1; i < found.size(); ++i) out.alternatives.push_back(std::move(found[i].chosen));
+    // Runners-up best first, whichever domain they are in.
+    std::stable_sort(out.alternatives.begin(), out.alternatives.end(), [](const auto& a, const auto& b) {
+      return a.score.cost < b.score.cost - selection::kCostEpsilon;
+    });
     if (static_cast<int>(out.alternatives.size()) > alternatives) out.alternatives.resize(alternatives);
     return out;
   }

@@ -194,17 +194,23 @@ TEST(BlockPolicy, HostsInNoBlockAreNeverUsed) {
 }
 
 TEST(BlockPolicy, AJobWiderThanTheTopLevelTakesTheWholeFabricAsOneBlock) {
-  // 16 base blocks: 9 of them (36 nodes) are beyond level 3, so the whole fabric is the
-  // block, with at most 2 level-3 runs of 8.
-  World w16 = blocks(16);
-  const auto a = place(w16, nodes_of(36));
+  // The default levels reach 16 base blocks (bit_nset's end bit is inclusive): 9 base
+  // blocks (36 nodes) on 12 is a level-4 job, placed.
+  World w12 = blocks(12);
+  auto a = place(w12, nodes_of(36));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->hosts.size(), 36u);
-  // 12 base blocks: Slurm counts 12 / 8 = 1 level-3 run in the block, which holds 32: the
+  // 32 base blocks: 17 of them (68 nodes) are beyond level 4, so the whole fabric is the
+  // block, with at most 2 level-4 runs of 16.
+  World w32 = blocks(32);
+  a = place(w32, nodes_of(68));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->hosts.size(), 68u);
+  // 24 base blocks: Slurm counts 24 / 16 = 1 level-4 run in the block, which holds 64: the
   // job never starts, even on an empty fabric.
-  World w12 = blocks(12);
-  EXPECT_FALSE(place(w12, nodes_of(36)));
-  EXPECT_TRUE(place(w12, nodes_of(32)));
+  World w24 = blocks(24);
+  EXPECT_FALSE(place(w24, nodes_of(68)));
+  EXPECT_TRUE(place(w24, nodes_of(64)));
 }
 
 TEST(BlockPolicy, AFabricWithoutBlocksIsRefused) {
