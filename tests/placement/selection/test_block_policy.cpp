@@ -238,7 +238,7 @@ TEST(BlockPolicy, NamesAndBlockSizes) {
 
 }  // namespace
 
-// What Slurm 24.11.5's topology/block did in the lab (lab.sh up --topology block
+// What Slurm 24.11.5's and 26.05.3's topology/block did in the lab (lab.sh up --topology block
 // --nvl-domain-size 2, 8 nodes of 2 GPUs, gpu[007-008] busy): `sbatch -N 4 --segment=2`
 // got gpu[003-006]. Each segment is the tightest base block, ties to the later: nvl2, then
 // nvl1, two domains under two leaf groups where nvl0 + nvl1 share one.
