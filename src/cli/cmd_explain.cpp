@@ -83,15 +83,10 @@ json describe(const LocalityIndex& index, const PlacementContext& ctx, const All
   for (std::size_t i = 0; i < a.hosts.size(); ++i) after.free[a.hosts[i]] -= a.gpus[i];
   const double unusable_before = measure_fragmentation(index, ctx.gpus, frag).unusable;
   const double unusable_after = measure_fragmentation(index, after, frag).unusable;
-  std::vector<std::string> names, groups;
-  for (int h : a.hosts) {
-    names.push_back(index.host_name(h));
-    const int g = index.leaf_group_of(h);
-    const std::string gname = g >= 0 ? index.leaf_group(g).name : "(none)";
-    if (std::find(groups.begin(), groups.end(), gname) == groups.end()) groups.push_back(gname);
-  }
+  std::vector<std::string> names;
+  for (int h : a.hosts) names.push_back(index.host_name(h));
   json j = {{"nodes", compress_hostlist(names)},
-            {"leaf_groups", groups},
+            {"leaf_groups", leaf_group_names_of(index, a.hosts)},
             {"pods", s.pods},
             {"gpus", s.gpus},
             {"cross_spine_gb_per_gb", s.spine_bytes},
@@ -101,15 +96,7 @@ json describe(const LocalityIndex& index, const PlacementContext& ctx, const All
             {"uplink_ms_per_gb", 1000 * s.max_uplink_load},
             {"uplink_oversubscription", s.uplink_stretch},
             {"gpus_made_unusable", unusable_after - unusable_before}};
-  if (index.domain_count() > 0) {
-    std::vector<std::string> domains;  // in rank order; "(none)" for hosts in no domain
-    for (int h : a.hosts) {
-      const auto d = index.domain_of(h);
-      const std::string name = d ? index.domain_name(*d) : "(none)";
-      if (std::find(domains.begin(), domains.end(), name) == domains.end()) domains.push_back(name);
-    }
-    j["nvlink_domains"] = domains;
-  }
+  if (index.domain_count() > 0) j["nvlink_domains"] = domain_names_of(index, a.hosts);
   return j;
 }
 

@@ -89,6 +89,7 @@ void LocalityIndex::index_domains(const Fabric& fabric) {
     domain_hosts_.insert(domain_hosts_.end(), members.begin(), members.end());
     domain_first_.push_back(static_cast<int>(domain_hosts_.size()));
     domain_names_.push_back(d.name);
+    largest_domain_ = std::max(largest_domain_, static_cast<int>(members.size()));
   }
 }
 
@@ -97,6 +98,34 @@ std::optional<int> LocalityIndex::find_host(std::string_view name) const {
                                    [&](int h, std::string_view n) { return host_names_[h] < n; });
   if (it == by_name_.end() || host_names_[*it] != name) return std::nullopt;
   return *it;
+}
+
+namespace {
+
+template <typename NameOf>
+std::vector<std::string> distinct_names(std::span<const int> hosts, NameOf name_of) {
+  std::vector<std::string> names;
+  for (int h : hosts) {
+    std::string name = name_of(h);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  }
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> leaf_group_names_of(const LocalityIndex& index, std::span<const int> hosts) {
+  return distinct_names(hosts, [&](int h) {
+    const int g = index.leaf_group_of(h);
+    return g >= 0 ? index.leaf_group(g).name : std::string("(none)");
+  });
+}
+
+std::vector<std::string> domain_names_of(const LocalityIndex& index, std::span<const int> hosts) {
+  return distinct_names(hosts, [&](int h) {
+    const auto d = index.domain_of(h);
+    return d ? index.domain_name(*d) : std::string("(none)");
+  });
 }
 
 }  // namespace fabricfit

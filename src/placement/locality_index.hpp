@@ -82,6 +82,8 @@ class LocalityIndex {
             static_cast<std::size_t>(domain_first_[domain + 1] - domain_first_[domain])};
   }
   [[nodiscard]] const std::string& domain_name(int domain) const { return domain_names_[domain]; }
+  // Hosts of the largest domain; 0 without domains.
+  [[nodiscard]] int largest_domain() const { return largest_domain_; }
 
  private:
   void index_domains(const Fabric& fabric);
@@ -100,6 +102,14 @@ class LocalityIndex {
   int rails_ = 1;
   int tiers_ = 2;
   int largest_leaf_group_ = 0;
+  int largest_domain_ = 0;
 };
+
+// The leaf groups (NVLink domains) that `hosts` lie in, each named once, in the hosts'
+// (rank) order; "(none)" for hosts in none. What a placement record and explain print.
+[[nodiscard]] std::vector<std::string> leaf_group_names_of(const LocalityIndex& index,
+                                                           std::span<const int> hosts);
+[[nodiscard]] std::vector<std::string> domain_names_of(const LocalityIndex& index,
+                                                       std::span<const int> hosts);
 
 }  // namespace fabricfit

@@ -81,8 +81,6 @@ class Simulation {
     }
     allocations_.resize(jobs.size());
     counted_.assign(jobs.size(), 0);
-    for (int d = 0; d < index.domain_count(); ++d)
-      largest_domain_ = std::max(largest_domain_, static_cast<int>(index.hosts_of_domain(d).size()));
     start_.assign(jobs.size(), -1.0);
     end_.assign(jobs.size(), -1.0);
     running_.resize(jobs.size());
@@ -344,7 +342,7 @@ class Simulation {
   // none beside a domain's); counted once per job, as split_jobs.
   bool spreads_domains(int i, const Allocation& a) {
     const TraceJob& job = jobs_[i];
-    if (index_.domain_count() == 0 || job.nodes < 2 || job.nodes > largest_domain_) return false;
+    if (index_.domain_count() == 0 || job.nodes < 2 || job.nodes > index_.largest_domain()) return false;
     // Hosts of two domains, or of a domain and none; a job wholly on hosts in no domain
     // is on InfiniBand by choice of the site, not spread.
     const auto first = index_.domain_of(a.hosts.front());
@@ -577,7 +575,6 @@ class Simulation {
   std::vector<std::uint8_t> mask_;
   std::map<int, bool> waited_;
   std::vector<char> counted_;  // domain_jobs counts a restarted job once
-  int largest_domain_ = 0;
   std::vector<int> changed_, touched_;
   // Faults: the episodes, their ticks, what health sweeps have seen (per host and group:
   // episodes seen and not yet cleared), slowed groups and their cables' healthy capacity.

@@ -17,16 +17,6 @@ std::optional<Allocation> first_shape_that_fits(const PlacementContext& ctx, con
   return std::nullopt;
 }
 
-Allocation in_node_order(const PlacementContext& ctx, const JobShape& shape, std::vector<int> hosts) {
-  std::sort(hosts.begin(), hosts.end());
-  Allocation a;
-  for (int h : hosts) {
-    a.gpus.push_back(shape.gpus_on(static_cast<int>(a.hosts.size()), ctx.gpus.total[h]));
-    a.hosts.push_back(h);
-  }
-  return a;
-}
-
 // Slurm topology/tree's best fit over leaf groups (see baselines.hpp).
 class TreeFit {
  public:
@@ -118,6 +108,16 @@ class TreeFit {
 };
 
 }  // namespace
+
+Allocation in_node_order(const PlacementContext& ctx, const JobShape& shape, std::vector<int> hosts) {
+  std::sort(hosts.begin(), hosts.end());
+  Allocation a;
+  for (int h : hosts) {
+    a.gpus.push_back(shape.gpus_on(static_cast<int>(a.hosts.size()), ctx.gpus.total[h]));
+    a.hosts.push_back(h);
+  }
+  return a;
+}
 
 bool host_fits(const PlacementContext& ctx, int host, const JobShape& shape) {
   if (!ctx.may_use(host) || ctx.index.leaf_group_of(host) < 0) return false;

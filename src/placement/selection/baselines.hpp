@@ -56,4 +56,9 @@ class RandomPolicy final : public PlacementPolicy {
 // Whether host h can hold one node of `shape` (free GPUs, whole node, allowed).
 [[nodiscard]] bool host_fits(const PlacementContext& ctx, int host, const JobShape& shape);
 
+// The allocation of `hosts` for `shape` with ranks in node order, as Slurm's node bitmap
+// gives them.
+[[nodiscard]] Allocation in_node_order(const PlacementContext& ctx, const JobShape& shape,
+                                       std::vector<int> hosts);
+
 }  // namespace fabricfit

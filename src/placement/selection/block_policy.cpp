@@ -265,13 +265,7 @@ std::optional<Allocation> BlockPolicy::place(const PlacementContext& ctx, const 
   }
 
   // Slurm's allocation is a node bitmap: ranks in node order.
-  std::sort(chosen.begin(), chosen.end());
-  Allocation a;
-  for (int h : chosen) {
-    a.gpus.push_back(shape.gpus_on(static_cast<int>(a.hosts.size()), ctx.gpus.total[h]));
-    a.hosts.push_back(h);
-  }
-  return a;
+  return in_node_order(ctx, shape, std::move(chosen));
 }
 
 }  // namespace fabricfit

@@ -111,10 +111,7 @@ std::optional<Decision> FabricfitSelector::decide_domains(const PlacementContext
                                                           ScoreDetail detail) {
   const auto& index = ctx.index;
   const auto shapes = job_shapes(request, std::max(1, ctx.gpus.max_gpus_per_host()));
-  int largest = 0;
-  for (int d = 0; d < index.domain_count(); ++d) {
-    largest = std::max(largest, static_cast<int>(index.hosts_of_domain(d).size()));
-  }
+  const int largest = index.largest_domain();
   const int asked = request.segment_nodes;
   if (asked < 0) throw RequestError(fmt::format("--segment={} is not a node count", asked));
   if (asked > largest) {

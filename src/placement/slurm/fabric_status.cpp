@@ -29,27 +29,15 @@ std::string placement_record(const LocalityIndex& index, const FragModel* frag, 
                              std::span<const int> hosts, std::span<const int> gpus,
                              const CommPattern& pattern, std::string_view fallback_reason) {
   if (!fallback_reason.empty()) return fallback_record(pattern.to_string(), fallback_reason);
-  std::vector<std::string> groups;
-  for (int h : hosts) {
-    const int g = index.leaf_group_of(h);
-    const std::string name = g >= 0 ? index.leaf_group(g).name : "(none)";
-    if (std::ranges::find(groups, name) == groups.end()) groups.push_back(name);
-  }
+  const std::vector<std::string> groups = leaf_group_names_of(index, hosts);
   const PlacementScore s = score_hosts(index, hosts, gpus, pattern);
   std::string record =
       fmt::format("fabricfit placement=fabricfit leaf_groups={} groups={} cross_spine_gb={:.3g}",
                   groups.size(), one_word(fmt::format("{}", fmt::join(groups, ","))), s.spine_bytes);
   if (s.pods > 0) record += fmt::format(" pods={} cross_core_gb={:.3g}", s.pods, s.core_bytes);
   if (index.domain_count() > 0) {
-    // The NVLink domains the job spans ("(none)" for hosts in none), in rank order.
-    std::vector<std::string> domains;
-    for (int h : hosts) {
-      const auto d = index.domain_of(h);
-      const std::string name = d ? index.domain_name(*d) : "(none)";
-      if (std::ranges::find(domains, name) == domains.end()) domains.push_back(name);
-    }
     record += fmt::format(" nvlink_domains={} domains={}", s.nvlink_domains,
-                          one_word(fmt::format("{}", fmt::join(domains, ","))));
+                          one_word(fmt::format("{}", fmt::join(domain_names_of(index, hosts), ","))));
   }
   record += fmt::format(" uplink_ms={:.3g}", 1000 * s.max_uplink_load);
   if (frag != nullptr && free != nullptr)
