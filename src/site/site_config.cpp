@@ -76,10 +76,12 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       } catch (const PatternError& e) {
         fail(fmt::format("DefaultPattern: {}", e.what()));
       }
-    } else if (key_is(key, "NcclSettings") || key_is(key, "Sharp")) {
+    } else if (key_is(key, "NcclSettings") || key_is(key, "Sharp") || key_is(key, "Imex")) {
       const auto flag = parse_bool(value);
       if (!flag) fail(fmt::format("{}={} is not yes or no", key, value));
-      (key_is(key, "Sharp") ? config.sharp : config.nccl_settings) = *flag;
+      (key_is(key, "Sharp")  ? config.sharp
+       : key_is(key, "Imex") ? config.imex
+                             : config.nccl_settings) = *flag;
     } else if (key_is(key, "NcclIbSl") || key_is(key, "NcclIbTc") || key_is(key, "NcclIbGidIndex")) {
       const bool sl = key_is(key, "NcclIbSl");
       const int high = sl ? 15 : 255;

@@ -39,6 +39,10 @@ struct SiteConfig {
   std::optional<int> nccl_ib_gid_index;  // NcclIbGidIndex: GID index, 0-255 (RoCE)
   std::string nccl_socket_ifname;        // NcclSocketIfname: NCCL's bootstrap interfaces
   bool sharp = false;                    // Sharp=yes: the site runs SHARP (NCCL_COLLNET_ENABLE)
+  // Imex=yes: every NVLink domain runs NVIDIA's IMEX service and each job gets an IMEX
+  // channel (Slurm's switch/nvidia_imex), so a multi-node job inside one domain can use
+  // multi-node NVLink: NCCL_MNNVL_ENABLE=1 (docs/configuration.md).
+  bool imex = false;
   // DebugFlags=Placement: every evaluation's decision logged (at Slurm's debug level),
   // not only one line per job when it is allocated.
   bool debug_placement = false;

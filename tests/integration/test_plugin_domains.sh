@@ -9,7 +9,9 @@
 #  (c) a 3-node job, wider than a domain, takes the fewest domains and, of those sets, the
 #      one under one leaf group;
 # and the placement record names the domains each job spans, scontrol show topology each
-# domain's free GPUs, fabricfit explain why a job waits and what tree and block would pick.
+# domain's free GPUs, fabricfit explain why a job waits and what tree and block would pick;
+#  (d) with Imex=yes, the tasks of a job inside one domain get NCCL_MNNVL_ENABLE=1, those of
+#      a job across domains do not, and every task names its job's domains.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -110,5 +112,22 @@ check "(c) the 3-node job ran ($state)" test "$state" = COMPLETED
 record_is "$c" "gpu[006-008]" "nvl2,nvl3" "(c) the fewest domains, under one leaf group"
 check "(c) its record says one leaf group" bash -c '[[ "$1" == *"placement=fabricfit leaf_groups=1 "* ]]' _ "$(admin_comment "$c")"
 clear_jobs
+
+# --- (d) the SPANK plugin's multi-node NVLink settings (Imex=yes: the site runs IMEX). Read
+# by slurmstepd at each step, so no restart. One line per task:
+# node|FABRICFIT_NVLINK_DOMAINS|NCCL_MNNVL_ENABLE|NCCL_IB_HCA
+if [ -r "$(spank_so)" ]; then
+  echo 'Imex=yes' >> "$lab/fabricfit.conf"
+  # shellcheck disable=SC2016 # expanded by the task
+  echo 'echo "$SLURMD_NODENAME|${FABRICFIT_NVLINK_DOMAINS-}|${NCCL_MNNVL_ENABLE-}|${NCCL_IB_HCA-}"' > "$TEST_TMPDIR/env.sh"
+  srun -N 2 --gpus-per-node=2 -t 2 bash "$TEST_TMPDIR/env.sh" > "$TEST_TMPDIR/one.out" 2>&1
+  check "(d) both tasks of a 2-node job in one domain get NCCL_MNNVL_ENABLE=1 and that domain: $(tr '\n' ' ' < "$TEST_TMPDIR/one.out")" \
+    bash -c '[ "$(grep -c "^gpu00[1-8]|nvl[0-3]|1|=mlx5_0:1$" "$1")" = 2 ] && [ "$(cut -d"|" -f2 "$1" | sort -u | wc -l)" = 1 ]' _ "$TEST_TMPDIR/one.out"
+  srun -N 3 --gpus-per-node=2 -t 2 bash "$TEST_TMPDIR/env.sh" > "$TEST_TMPDIR/three.out" 2>&1
+  check "(d) a 3-node job across two domains keeps NCCL's default and its IB settings: $(tr '\n' ' ' < "$TEST_TMPDIR/three.out")" \
+    bash -c '[ "$(grep -c "^gpu00[1-8]|nvl[0-3],nvl[0-3]||=mlx5_0:1$" "$1")" = 3 ]' _ "$TEST_TMPDIR/three.out"
+else
+  fail "(d) needs the SPANK plugin $(spank_so): the build's fabricfit.so, installed or named by FABRICFIT_SPANK_SO"
+fi
 
 done_testing

@@ -33,6 +33,18 @@ std::vector<int> cabled_ports(const Fabric& fabric, Vertex hca) {
   return ports;
 }
 
+// The NVLink domains of the job's hosts, each once, in rank order; hosts in no domain add none.
+std::vector<std::string> job_domains(const LocalityIndex& index, const JobPlacementFacts& facts) {
+  std::vector<std::string> names;
+  for (const int h : facts.hosts) {
+    const auto d = index.domain_of(h);
+    if (!d) continue;
+    const std::string& name = index.domain_name(*d);
+    if (std::ranges::find(names, name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
 }  // namespace
 
 std::string hca_device_name(const Fabric& fabric, Vertex hca) {
@@ -104,6 +116,9 @@ JobEnvironment job_environment(const Fabric& fabric, const LocalityIndex& index,
       std::ranges::all_of(facts.hosts, [&](int h) { return index.leaf_group_of(h) >= 0; });
   if (all_placed && in.gpus_on_node > 0)
     env.vars.emplace_back("FABRICFIT_SCORE", score_words(index, facts.hosts, in.gpus_on_node, in.pattern));
+  const std::vector<std::string> domains = job_domains(index, facts);
+  if (!domains.empty())
+    env.vars.emplace_back("FABRICFIT_NVLINK_DOMAINS", fmt::format("{}", fmt::join(domains, ",")));
 
   if (!site.nccl_settings || in.pattern.kind == PatternKind::None) return env;
   const auto host = index.find_host(in.node);
@@ -125,6 +140,14 @@ JobEnvironment job_environment(const Fabric& fabric, const LocalityIndex& index,
   // One aggregation tree: a two-tier fabric is one; on three tiers, one pod's spines.
   const bool one_tree = all_placed && (index.pod_count() == 0 || facts.pods.size() <= 1);
   if (site.sharp && fabric.sharp_nodes > 0 && one_tree) env.vars.emplace_back("NCCL_COLLNET_ENABLE", "1");
+  // Inside one NVLink domain NCCL's peers are reachable over NVLink: require it, so that a
+  // missing IMEX channel fails at ncclCommInit instead of running over InfiniBand at a
+  // thirty-sixth of the bandwidth. Across domains NCCL's default (use it where it can)
+  // stays, with the IB settings above for the traffic between domains.
+  const bool one_domain =
+      facts.unknown.empty() && facts.hosts.size() > 1 && domains.size() == 1 &&
+      std::ranges::all_of(facts.hosts, [&](int h) { return index.domain_of(h).has_value(); });
+  if (site.imex && one_domain) env.vars.emplace_back("NCCL_MNNVL_ENABLE", "1");
   return env;
 }
 

@@ -155,6 +155,61 @@ TEST(JobEnvironment, CollnetNeedsOnePodOnThreeTiers) {
             0u);
 }
 
+// gpu001-002 in nvl0, gpu003-004 in nvl1 (leaf group 1); gpu005-008 in no domain.
+Fabric domain_fabric() {
+  Fabric f = lab_fabric(1);
+  set_nvlink_domains(f, {{"nvl0", {*f.host_index("gpu001"), *f.host_index("gpu002")}},
+                         {"nvl1", {*f.host_index("gpu003"), *f.host_index("gpu004")}}});
+  return f;
+}
+
+TEST(JobEnvironment, MultiNodeJobInsideOneDomainRequiresMnnvlWhereTheSiteRunsImex) {
+  const Fabric f = domain_fabric();
+  const LocalityIndex index(f);
+  SiteConfig site;
+  site.imex = true;
+  const auto inside = as_map(job_environment(f, index, site, job("gpu002", {"gpu001", "gpu002"})));
+  EXPECT_EQ(inside.at("NCCL_MNNVL_ENABLE"), "1");
+  EXPECT_EQ(inside.at("FABRICFIT_NVLINK_DOMAINS"), "nvl0");
+  EXPECT_EQ(inside.at("NCCL_IB_HCA"), "=mlx5_0:1");  // IB settings stay (NCCL's bootstrap, other steps)
+
+  // Across domains: NCCL's own default (MNNVL inside each, IB between), IB settings kept.
+  const auto across = as_map(job_environment(f, index, site, job("gpu001", {"gpu003", "gpu001", "gpu002"})));
+  EXPECT_EQ(across.count("NCCL_MNNVL_ENABLE"), 0u);
+  EXPECT_EQ(across.at("FABRICFIT_NVLINK_DOMAINS"), "nvl1,nvl0");  // rank order
+  EXPECT_EQ(across.at("NCCL_IB_HCA"), "=mlx5_0:1");
+
+  // A host in no domain with one in a domain: no NVLink between them.
+  const auto mixed = as_map(job_environment(f, index, site, job("gpu001", {"gpu001", "gpu005"})));
+  EXPECT_EQ(mixed.count("NCCL_MNNVL_ENABLE"), 0u);
+  EXPECT_EQ(mixed.at("FABRICFIT_NVLINK_DOMAINS"), "nvl0");
+
+  // One host: its GPUs talk over its own NVLink, no multi-node NVLink to ask for.
+  EXPECT_EQ(as_map(job_environment(f, index, site, job("gpu001", {"gpu001"}))).count("NCCL_MNNVL_ENABLE"),
+            0u);
+  // No domains at all: no variable.
+  const auto none = as_map(job_environment(f, index, site, job("gpu005", {"gpu005", "gpu006"})));
+  EXPECT_EQ(none.count("FABRICFIT_NVLINK_DOMAINS"), 0u);
+  EXPECT_EQ(none.count("NCCL_MNNVL_ENABLE"), 0u);
+}
+
+TEST(JobEnvironment, MnnvlOnlyWhereTheSiteSaysImexAndNcclSettingsAreOn) {
+  const Fabric f = domain_fabric();
+  const LocalityIndex index(f);
+  SiteConfig site;  // Imex=no by default: without IMEX channels MNNVL=1 would fail the job
+  auto env = as_map(job_environment(f, index, site, job("gpu001", {"gpu001", "gpu002"})));
+  EXPECT_EQ(env.count("NCCL_MNNVL_ENABLE"), 0u);
+  EXPECT_EQ(env.at("FABRICFIT_NVLINK_DOMAINS"), "nvl0");  // a fact of the placement, always
+  site.imex = true;
+  site.nccl_settings = false;
+  env = as_map(job_environment(f, index, site, job("gpu001", {"gpu001", "gpu002"})));
+  EXPECT_EQ(env.count("NCCL_MNNVL_ENABLE"), 0u);
+  EXPECT_EQ(env.at("FABRICFIT_NVLINK_DOMAINS"), "nvl0");
+  site.nccl_settings = true;
+  env = as_map(job_environment(f, index, site, job("gpu001", {"gpu001", "gpu002"}, "none")));
+  EXPECT_EQ(env.count("NCCL_MNNVL_ENABLE"), 0u);
+}
+
 TEST(JobEnvironment, UsersOwnVariableIsKeptOursFromAnEarlierStepIsRecomputed) {
   const Fabric f = lab_fabric(2);
   const LocalityIndex index(f);
