@@ -4,7 +4,8 @@
 # shared traces. The fabric: 10 leaf groups of 18 hosts of 8 GPUs (1:1, 4 spines), two
 # NVLink domains of 9 hosts (72 GPUs, NVL72-sized) under each leaf group. The run-time
 # model charges the NVLink cliff (docs/placement.md, "Run-time model": a job one domain
-# holds, spread over several, communicates 36x slower).
+# holds, spread over several, communicates 36x slower). Beside completion time, block's own
+# objective: the domains wholly free and the half-domain jobs the free hosts held, over time.
 #   bench/replay_domains.sh [FABRICFIT_BINARY] [OUT] [--update-docs]
 # Writes OUT/*.json and OUT/domains.md; --update-docs replaces the block between the
 # replay-domains markers in docs/placement.md. Environment: TRACES (/work/shared/traces),
@@ -42,8 +43,8 @@ def mean(x):
 print(f"`bench/replay_domains.sh` ({seeds} seeds, target load {load}, {elapsed} s): 10 leaf groups "
       "of 18 hosts of 8 GPUs, 1:1, two NVLink domains of 9 hosts (72 GPUs) under each.\n")
 print("| trace | policy | mean JCT (s) | x block | x tree | GPU-hours x block | p95 wait (s) "
-      "| jobs a domain holds, spread | idle while a job fits (GPU-h) |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+      "| jobs a domain holds, spread | idle while a job fits (GPU-h) | whole free domains | half-domain jobs held |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for name in ["cluster04", "cluster06", "kalos", "openb"]:
     d = json.load(open(f"{out}/{name}.json"))
     by = {r["policy"]: r for r in d["results"]}
@@ -52,7 +53,9 @@ for name in ["cluster04", "cluster06", "kalos", "openb"]:
     for p, r in by.items():
         print(f"| {name} | {p} | {jct[p]:.0f} | {jct[p] / jct['block']:.3f} | {jct[p] / jct['tree']:.3f} "
               f"| {gh[p] / gh['block']:.3f} | {mean(r['classes']['all']['wait_p95_s']):.0f} "
-              f"| {100 * mean(r['domain_split_share']):.1f} % | {mean(r['idle_while_fit_gpu_hours']):.0f} |")
+              f"| {100 * mean(r['domain_split_share']):.1f} % | {mean(r['idle_while_fit_gpu_hours']):.0f} "
+              f"| {mean(r['diagnostics']['domain_whole_free_mean']):.2f} "
+              f"| {mean(r['diagnostics']['domain_half_jobs_mean']):.2f} |")
 EOF
 cat "$out/domains.md"
 if [ "$update_docs" = "--update-docs" ]; then

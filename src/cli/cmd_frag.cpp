@@ -2,7 +2,8 @@
 // `fabricfit frag SNAPSHOT --busy ...` or `--live`: free capacity per leaf group and the
 // fragmentation metric (docs/placement.md), as text, JSON or Prometheus text format. With
 // --live the busy GPUs are the running cluster's (Slurm's JSON output), and the running
-// jobs' cross-spine share is reported too.
+// jobs' cross-spine share is reported too. On a fabric with NVLink domains, each domain's
+// free GPUs and wholly free hosts, and the domain- and half-domain jobs they still hold.
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "cli/placement_input.hpp"
 #include "cli/prom_label.hpp"
 #include "cli/slurm_cluster.hpp"
+#include "placement/domain_fragmentation.hpp"
 #include "placement/fragmentation.hpp"
 
 namespace fabricfit::cli {
@@ -40,6 +42,7 @@ int run_frag(const FragOptions& opt) {
       opt.mix.empty() ? WorkloadMix::standard(gpus_per_node) : WorkloadMix::parse(opt.mix);
   const FragModel model(mix, gpus_per_node, index.largest_leaf_group());
   const FragmentationReport r = measure_fragmentation(index, gpus, model);
+  const DomainFragmentation dom = measure_domain_fragmentation(index, gpus);
   const LiveJobs jobs = opt.live ? live_jobs(index, read_jobs(opt.jobs_json)) : LiveJobs{};
   // slurmctld's view of the snapshot file (the cluster's, not files of another one).
   const std::optional<std::string> ctld_snapshot =
@@ -59,6 +62,19 @@ int run_frag(const FragOptions& opt) {
                                   {"free_gpus", g.free_gpus},
                                   {"unusable_gpus", g.unusable},
                                   {"fragmentation", g.frag}});
+    }
+    if (!dom.domains.empty()) {
+      j["nvlink_domains"] = nlohmann::json::array();
+      for (int d = 0; d < index.domain_count(); ++d) {
+        const auto& c = dom.domains[static_cast<std::size_t>(d)];
+        j["nvlink_domains"].push_back({{"name", index.domain_name(d)},
+                                       {"hosts", c.hosts},
+                                       {"whole_free_hosts", c.whole_free_hosts},
+                                       {"free_gpus", c.free_gpus},
+                                       {"total_gpus", c.total_gpus}});
+      }
+      j["whole_free_domains"] = dom.whole_free_domains;
+      j["half_domain_jobs"] = dom.half_domain_jobs;
     }
     if (opt.live) j["running_jobs"] = jobs.to_json();
     if (ctld_snapshot) {
@@ -90,6 +106,28 @@ int run_frag(const FragOptions& opt) {
     per_group("fabricfit_leaf_group_unusable_gpus",
               "Free GPUs in the leaf group the workload mix cannot use.",
               [](const LeafGroupFragmentation& g) { return g.unusable; });
+    if (!dom.domains.empty()) {
+      const auto per_domain = [&](const char* name, const char* help, auto value) {
+        fmt::print("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
+        for (int d = 0; d < index.domain_count(); ++d) {
+          fmt::print("{}{{domain=\"{}\"}} {}\n", name, prom_label(index.domain_name(d)),
+                     value(dom.domains[static_cast<std::size_t>(d)]));
+        }
+      };
+      per_domain("fabricfit_nvlink_domain_free_gpus", "Free GPUs in the NVLink domain.",
+                 [](const DomainFreeCapacity& c) { return c.free_gpus; });
+      per_domain("fabricfit_nvlink_domain_whole_free_hosts",
+                 "Hosts with every GPU free in the NVLink domain.",
+                 [](const DomainFreeCapacity& c) { return c.whole_free_hosts; });
+      fmt::print(
+          "# HELP fabricfit_nvlink_whole_free_domains NVLink domains with every host free: the "
+          "domain-sized jobs that still fit.\n"
+          "# TYPE fabricfit_nvlink_whole_free_domains gauge\nfabricfit_nvlink_whole_free_domains {}\n"
+          "# HELP fabricfit_nvlink_half_domain_jobs Half-domain jobs of whole hosts the free hosts still "
+          "hold, each inside one domain.\n"
+          "# TYPE fabricfit_nvlink_half_domain_jobs gauge\nfabricfit_nvlink_half_domain_jobs {}\n",
+          dom.whole_free_domains, dom.half_domain_jobs);
+    }
     if (opt.live) fmt::print("{}", jobs.to_prometheus());
     if (ctld_snapshot) {
       fmt::print(
@@ -110,6 +148,16 @@ int run_frag(const FragOptions& opt) {
   }
   fmt::print("\ncluster: {} of {} GPUs free, {:.1f} unusable by the mix: fragmentation {:.3f}\nmix: {}\n",
              r.free_gpus, r.total_gpus, r.unusable, r.frag, mix.to_string());
+  if (!dom.domains.empty()) {
+    fmt::print("\n{:<24} {:>6} {:>11} {:>10}\n", "NVLink domain", "hosts", "whole free", "free GPUs");
+    for (int d = 0; d < index.domain_count(); ++d) {
+      const auto& c = dom.domains[static_cast<std::size_t>(d)];
+      fmt::print("{:<24} {:>6} {:>11} {:>6}/{:<3}\n", index.domain_name(d), c.hosts, c.whole_free_hosts,
+                 c.free_gpus, c.total_gpus);
+    }
+    fmt::print("domains: {} of {} wholly free; {} half-domain job(s) of whole hosts still fit\n",
+               dom.whole_free_domains, dom.domains.size(), dom.half_domain_jobs);
+  }
   if (opt.live) fmt::print("{}", jobs.to_text());
   if (ctld_snapshot) fmt::print("slurmctld's snapshot: {}\n", *ctld_snapshot);
   return 0;

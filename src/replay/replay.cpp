@@ -8,6 +8,7 @@
 #include <map>
 #include <queue>
 
+#include "placement/domain_fragmentation.hpp"
 #include "placement/placement_score.hpp"
 #include "placement/runtime/runtime_predictor.hpp"
 #include "placement/selection/health_avoidance.hpp"
@@ -101,6 +102,8 @@ class Simulation {
     if (jobs_.empty()) return result_;
     const double t0 = jobs_.front().submit_s;
     double t_prev = t0, frag_now = 0, frag_integral = 0, idle_fit_gpu_s = 0, over_s = 0;
+    DomainFragmentation domains_now = measure_domain_fragmentation(index_, gpus_);
+    double whole_domains_integral = 0, half_domains_integral = 0;
     std::size_t next = 0;
     // Until nothing runs, arrives or retries; fault ticks keep it going only while jobs wait
     // (a job a fault sent back waits on the ticks that clear the fabric): with none
@@ -114,6 +117,8 @@ class Simulation {
       while (!retries_.empty() && retries_.top() <= t) retries_.pop();
       const double dt = t - t_prev;
       frag_integral += frag_now * dt;
+      whole_domains_integral += domains_now.whole_free_domains * dt;
+      half_domains_integral += domains_now.half_domain_jobs * dt;
       idle_fit_gpu_s += idle_fit_now_ * dt;
       over_s += sharing_.over_capacity() * dt;
       t_prev = t;
@@ -142,7 +147,10 @@ class Simulation {
         ++next;
       }
       changed |= schedule(t);
-      if (changed) frag_now = measure_fragmentation(index_, gpus_, frag_).frag;
+      if (changed) {
+        frag_now = measure_fragmentation(index_, gpus_, frag_).frag;
+        if (index_.domain_count() > 0) domains_now = measure_domain_fragmentation(index_, gpus_);
+      }
       idle_fit_now_ = idle_while_fit();
     }
     result_.unplaceable += static_cast<int>(pending_.size());
@@ -160,6 +168,8 @@ class Simulation {
     for (const FaultEpisode& e : episodes_) result_.faults.episodes += e.start_s < end ? 1 : 0;
     result_.makespan_s = end - t0;
     result_.frag_mean = end > t0 ? frag_integral / (end - t0) : 0.0;
+    result_.domain_whole_free_mean = end > t0 ? whole_domains_integral / (end - t0) : 0.0;
+    result_.domain_half_jobs_mean = end > t0 ? half_domains_integral / (end - t0) : 0.0;
     result_.idle_while_fit_gpu_hours = idle_fit_gpu_s / 3600;
     result_.uplink_over_capacity_s = over_s;
     result_.split_share =

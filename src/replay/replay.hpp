@@ -101,6 +101,11 @@ struct ReplayResult {
   int domain_jobs = 0;        // multi-host jobs one NVLink domain could hold...
   int domain_split_jobs = 0;  // ...of which placed over more than one (the cliff)
   double domain_split_share = 0;
+  // Fragmentation in domain terms (topology/block's objective), time-weighted: domains
+  // wholly free, and half-domain jobs of whole hosts the free hosts held
+  // (placement/domain_fragmentation.hpp).
+  double domain_whole_free_mean = 0;
+  double domain_half_jobs_mean = 0;
   double frag_mean = 0;  // time-weighted over the replay (a diagnostic)
   double wait_mean_s = 0;
   double wait_p95_s = 0;

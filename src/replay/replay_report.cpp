@@ -204,13 +204,17 @@ std::string report_text(const ReplayReport& r) {
   });
   if (domains) {
     // The NVLink cliff (RuntimeModelOptions::domain_cliff): which policies pay it, how often.
-    out += fmt::format("\n{:<14} {:>12} {:>14}\n", "policy", "domain_jobs", "domain_split");
+    // And block's own objective: the domain- and half-domain jobs the free hosts held.
+    out += fmt::format("\n{:<14} {:>12} {:>14} {:>13} {:>13}\n", "policy", "domain_jobs", "domain_split",
+                       "whole_free", "half_free");
     for (const auto& runs : r.results) {
       if (runs.empty()) continue;
       out +=
-          fmt::format("{:<14} {:>12.0f} {:>14.3f}\n", runs.front().policy,
+          fmt::format("{:<14} {:>12.0f} {:>14.3f} {:>13.2f} {:>13.2f}\n", runs.front().policy,
                       mean_of(runs, [](const ReplayResult& x) { return static_cast<double>(x.domain_jobs); }),
-                      mean_of(runs, [](const ReplayResult& x) { return x.domain_split_share; }));
+                      mean_of(runs, [](const ReplayResult& x) { return x.domain_split_share; }),
+                      mean_of(runs, [](const ReplayResult& x) { return x.domain_whole_free_mean; }),
+                      mean_of(runs, [](const ReplayResult& x) { return x.domain_half_jobs_mean; }));
     }
   }
   if (!r.faults.empty()) {
@@ -296,6 +300,8 @@ nlohmann::json report_json(const ReplayReport& r) {
         {"unplaceable", d([](const ReplayResult& x) { return static_cast<double>(x.unplaceable); })},
         {"cross_core_bytes", d([](const ReplayResult& x) { return x.cross_core_gb * 1e9; })},
         {"frag_mean", d([](const ReplayResult& x) { return x.frag_mean; })},
+        {"domain_whole_free_mean", d([](const ReplayResult& x) { return x.domain_whole_free_mean; })},
+        {"domain_half_jobs_mean", d([](const ReplayResult& x) { return x.domain_half_jobs_mean; })},
         {"wait_mean_s", d([](const ReplayResult& x) { return x.wait_mean_s; })},
         {"wait_mean_multi_s", d([](const ReplayResult& x) { return x.wait_mean_multi_s; })},
         {"makespan_s", d([](const ReplayResult& x) { return x.makespan_s; })},

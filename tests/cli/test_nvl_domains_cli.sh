@@ -6,7 +6,7 @@
 # the snapshot, `show` lists them (text and JSON); a blocks file that does not read whole
 # (unknown node, node in two blocks, bad hostlist, bad key) is refused with FILE:LINE: reason
 # and writes no snapshot, not even over an old one. `show` gives each domain's leaf groups;
-# `diff` the domains changed, gone and added. A fabric of 2 leaf groups x 4 hosts
+# `diff` the domains changed, gone and added; `frag` each domain's free capacity. A fabric of 2 leaf groups x 4 hosts
 # (gpu001..gpu008), domains of 2 hosts. Part of `make check`; no lab: needs only the
 # fabricfit CLI (FABRICFIT_BIN, set by `make check`, or build/fabricfit) and jq.
 set -u
@@ -135,4 +135,22 @@ refused bad-key "2: unknown key 'Switches' on a BlockName line (it takes Nodes= 
   "BlockName=a Nodes=gpu[001-002]" "BlockName=b Nodes=gpu[003-004] Switches=s1"
 refused tree-line "1: SwitchName lines are topology/tree's; --blocks reads topology/block's BlockName lines" \
   "SwitchName=s1 Nodes=gpu[001-004]"
+
+# ---- frag: free capacity in domain terms ------------------------------------------------------
+# gpu001 and gpu003 busy, gpu004 half busy (8 GPUs a host): nvl0 and nvl1 broken, nvl1 holds no
+# half-domain job (no wholly free host), nvl2 and nvl3 whole; half-domain jobs: nvl0 1 + nvl2 2 + nvl3 2.
+printf '%s\n' "gpu[001,003]" "gpu004 4" > "$d/busy.txt"
+"$ff" frag "$d/f.snap" --busy "$d/busy.txt" --json > "$d/frag.json" 2> "$d/frag.err" || fail "frag --json" "$(cat "$d/frag.err")"
+check "frag --json gives each domain's free GPUs and wholly free hosts ($(jq -c '[.nvlink_domains[] | [.name, .free_gpus, .whole_free_hosts]]' "$d/frag.json"))" \
+  test "$(jq -c '[.nvlink_domains[] | [.name, .hosts, .whole_free_hosts, .free_gpus, .total_gpus]]' "$d/frag.json")" = \
+  '[["nvl0",2,1,8,16],["nvl1",2,0,4,16],["nvl2",2,2,16,16],["nvl3",2,2,16,16]]'
+check "and the domain- and half-domain jobs they hold" \
+  test "$(jq -c '[.whole_free_domains, .half_domain_jobs]' "$d/frag.json")" = '[2,5]'
+"$ff" frag "$d/f.snap" --busy "$d/busy.txt" --prom > "$d/frag.prom"
+check "frag --prom: per-domain gauges and the two counts" \
+  bash -c 'grep -qx "fabricfit_nvlink_domain_free_gpus{domain=\"nvl1\"} 4" "$1" &&
+           grep -qx "fabricfit_nvlink_whole_free_domains 2" "$1" && grep -qx "fabricfit_nvlink_half_domain_jobs 5" "$1"' _ "$d/frag.prom"
+"$ff" frag "$d/f.snap" --busy "$d/busy.txt" > "$d/frag.txt"
+check "frag's text names the domains and sums them up" \
+  bash -c 'grep -qE "^nvl1 +2 +0 +4/16" "$1" && grep -q "^domains: 2 of 4 wholly free; 5 half-domain job(s) of whole hosts still fit$" "$1"' _ "$d/frag.txt"
 done_testing

@@ -89,7 +89,13 @@ check "and y runs 100 s under fabricfit and block, 1850 s under tree ($jct)" tes
 "$ff" replay "$d/n.snap" --trace "$d/n.csv" --format elasticflow --policies fabricfit,tree --comm-shares 0.5 \
   > "$d/n.txt" 2>&1
 check "the text report counts them per policy" \
-  bash -c 'grep -qE "^policy +domain_jobs +domain_split$" "$1" && grep -qE "^tree +1 +1.000$" "$1"' _ "$d/n.txt"
+  bash -c 'grep -qE "^policy +domain_jobs +domain_split +whole_free +half_free$" "$1" && grep -qE "^tree +1 +1.000 " "$1"' _ "$d/n.txt"
+# Block's objective, time-weighted over the 5000 s: x breaks one domain all along; y takes a
+# second whole domain for 100 s under fabricfit, but breaks two for 1850 s under tree.
+whole=$(jq -r '[.results[] | "\(.policy)=\(.diagnostics.domain_whole_free_mean)"] | join(" ")' "$d/n.json")
+check "whole free domains over time: fabricfit and block keep about 3 of 4, tree fewer ($whole)" \
+  python3 -c 'import sys; w = dict(x.split("=") for x in sys.argv[1].split()); f, b, t = (float(w[k]) for k in ("fabricfit", "block", "tree"))
+assert 2.9 < f < 3 and abs(f - b) < 1e-9 and t < f - 0.2, w' "$whole"
 "$ff" replay "$d/f.snap" --trace "$d/trace.csv" --format elasticflow --policies block > /dev/null 2> "$d/nb.err"
 check "block on a fabric without domains is refused: $(cat "$d/nb.err")" grep -qi "domain" "$d/nb.err"
 done_testing
