@@ -3,7 +3,8 @@
 // from an ibnetdiscover text or ibnd cache file), builds the Fabric model and writes
 // it as a snapshot, atomically. A partial discovery is refused unless --allow-partial,
 // and is then marked partial in the snapshot. --blocks adds the NVLink domains of a
-// Slurm block topology.conf; a file that does not read whole writes no snapshot.
+// Slurm block topology.conf, --nvlink-report those the nodes' own `nvidia-smi -q` report;
+// a file that does not read whole writes no snapshot.
 #include <fmt/format.h>
 #include <filesystem>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "topology/fabric_builder.hpp"
 #include "topology/readers/fabric_source.hpp"
 #include "topology/readers/ibnd_planes.hpp"
+#include "topology/readers/nvlink_report_domains.hpp"
 #include "topology/slurm_blocks.hpp"
 #include "topology/subnet_merge.hpp"
 
@@ -30,7 +32,8 @@ struct DiscoverOptions {
   std::vector<std::string> cas;   // local CAs to discover from; empty: every active port
   std::string format = "auto";
   std::string output;
-  std::string blocks;  // a topology.conf with BlockName lines: the NVLink domains
+  std::string blocks;         // a topology.conf with BlockName lines: the NVLink domains
+  std::string nvlink_report;  // the nodes' nvidia-smi -q: the NVLink domains they report
   bool allow_partial = false;
   bool quiet = false;
   DiscoveryOptions live;
@@ -46,6 +49,12 @@ int run_discover(const DiscoverOptions& opt) {
   // Read before discovering, so that a bad file fails fast; resolved against the hosts after.
   std::optional<SlurmBlocks> blocks;
   if (!opt.blocks.empty()) blocks = load_slurm_blocks(opt.blocks);
+  std::optional<NvlinkReport> report;
+  NvlinkReportDomains reported;
+  if (!opt.nvlink_report.empty()) {
+    report = load_nvlink_report(opt.nvlink_report);
+    reported = group_nvlink_report(*report);
+  }
   std::vector<RawFabric> subnets;
   if (opt.from.empty()) {
     subnets = discover_subnets(opt.live, opt.cas);
@@ -69,13 +78,19 @@ int run_discover(const DiscoverOptions& opt) {
     set_nvlink_domains(fabric, domains_of_blocks(*blocks, fabric));
     info.options.emplace_back("nvlink_blocks", std::filesystem::absolute(opt.blocks).string());
   }
+  if (report) {
+    set_nvlink_domains(fabric, domains_of_nvlink_report(*report, reported, fabric));
+    info.options.emplace_back("nvlink_report", std::filesystem::absolute(opt.nvlink_report).string());
+    // Even with --quiet: a tray left out of its domain is a fault to see, not progress.
+    for (const std::string& w : reported.warnings) fmt::print(stderr, "fabricfit: warning: {}\n", w);
+  }
   save_snapshot(opt.output, fabric, info);
   if (!opt.quiet) {
     fmt::print(
         "{}: {} hosts, {} leaf groups, {} rail(s), {} tier(s), {} degraded link(s), {} warning(s){}{}\n",
         opt.output, fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
         fabric.degraded_links.size(), fabric.warnings.size(),
-        blocks ? fmt::format(", {} NVLink domain(s)", fabric.nvlink_domains.size()) : "",
+        blocks || report ? fmt::format(", {} NVLink domain(s)", fabric.nvlink_domains.size()) : "",
         fabric.partial ? " (PARTIAL)" : "");
   }
   return 0;
@@ -98,11 +113,18 @@ Action add_discover_command(CLI::App& app) {
   cmd->add_option("--timeout", opt->live.timeout_ms, "SMP timeout in ms (default: libibnetdisc's)");
   cmd->add_option("--retries", opt->live.retries, "SMP retries (default: libibnetdisc's)");
   cmd->add_option("--max-smps", opt->live.max_smps, "SMPs in flight at once (more is faster; default 2)");
-  cmd->add_option(
-         "--blocks", opt->blocks,
-         "Slurm topology.conf with topology/block BlockName=NAME Nodes=HOSTLIST lines: each block is "
-         "an NVLink domain (e.g. an NVL72 rack); every node must be a host of the fabric")
-      ->check(CLI::ExistingFile);
+  auto* blocks =
+      cmd->add_option("--blocks", opt->blocks,
+                      "Slurm topology.conf with topology/block BlockName=NAME Nodes=HOSTLIST lines: "
+                      "each block is an NVLink domain (e.g. an NVL72 rack); every node must be a "
+                      "host of the fabric")
+          ->check(CLI::ExistingFile);
+  cmd->add_option("--nvlink-report", opt->nvlink_report,
+                  "The nodes' `nvidia-smi -q` (pdsh or clush output, or a directory of one file per node): "
+                  "nodes whose GPUs report the same Fabric ClusterUUID and CliqueId are an NVLink domain; "
+                  "every node must be a host of the fabric")
+      ->check(CLI::ExistingPath)
+      ->excludes(blocks);
   cmd->add_flag("--allow-partial", opt->allow_partial,
                 "Write a snapshot even if discovery missed part of the subnet (marked partial)");
   cmd->add_flag("-q,--quiet", opt->quiet, "Print nothing on success");

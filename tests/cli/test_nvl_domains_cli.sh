@@ -14,11 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/lib.sh
 . "$here/../integration/lib.sh"
 
-ff=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
-[ -x "$ff" ] || need_tool "$ff" "the build's command: build it or set FABRICFIT_BIN"
-need_tool jq "package jq; contrib/setup-slurm.sh installs it"
-make_tmpdir ff-nvl-cli || { fail "mktemp"; done_testing; }
-d=$TEST_TMPDIR
+cli_test_start ff-nvl-cli
 fabric=(--leaves 2 --hosts-per-leaf 4 --spines 2)
 
 # ---- generate ---------------------------------------------------------------------------------

@@ -146,6 +146,19 @@ make_tmpdir() {
   _tmpdirs+=("$TEST_TMPDIR")
 }
 
+# cli_test_start PREFIX: for a test of the command alone (no lab): sets ff to the build's
+# fabricfit (FABRICFIT_BIN, which `make check` sets, or build/fabricfit) and d to a fresh
+# directory (make_tmpdir PREFIX); the test fails and ends without the command or jq.
+cli_test_start() {
+  # shellcheck disable=SC2034 # ff and d are the test's
+  ff=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
+  [ -x "$ff" ] || need_tool "$ff" "the build's command: build it or set FABRICFIT_BIN"
+  need_tool jq "package jq; contrib/setup-slurm.sh installs it"
+  make_tmpdir "$1" || { fail "mktemp"; done_testing; }
+  # shellcheck disable=SC2034
+  d=$TEST_TMPDIR
+}
+
 # lab_up DIR LAB-UP-OPTIONS...: bring a lab up in DIR and point this shell's Slurm clients
 # (SLURM_CONF, PATH) at it. lab.sh's output goes to DIR.up.log (printed on failure).
 lab_up() {
