@@ -104,6 +104,22 @@ std::optional<std::vector<DomainTake>> best_fit_set(const std::vector<int>& orde
   return set;
 }
 
+// The first domains of `order` that hold `needed` segments, when k of them do.
+std::optional<std::vector<DomainTake>> first_fit_set(const std::vector<int>& order, const DomainView& v,
+                                                     int k, int needed) {
+  std::vector<DomainTake> set;
+  int have = 0;
+  for (int d : order) {
+    if (have >= needed || static_cast<int>(set.size()) == k) break;
+    if (v.segments[d] == 0) continue;
+    const int take = std::min(v.segments[d], needed - have);
+    set.push_back({d, take});
+    have += take;
+  }
+  if (have < needed) return std::nullopt;
+  return set;
+}
+
 }  // namespace
 
 std::optional<Decision> FabricfitSelector::decide_domains(const PlacementContext& ctx,
@@ -224,8 +240,7 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
   // Candidate sets: over the whole fabric, and inside each leaf group and each pod that
   // holds the job alone, the tightest of those first.
   std::vector<std::vector<DomainTake>> sets;
-  const auto offer = [&](const std::vector<int>& from) {
-    auto set = best_fit_set(from, v, k, needed);
+  const auto add = [&](std::optional<std::vector<DomainTake>> set) {
     if (!set) return;
     std::sort(set->begin(), set->end(), [](auto& a, auto& b) { return a.domain < b.domain; });
     const auto same = [&](const std::vector<DomainTake>& o) {
@@ -234,6 +249,7 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
     };
     if (std::none_of(sets.begin(), sets.end(), same)) sets.push_back(std::move(*set));
   };
+  const auto offer = [&](const std::vector<int>& from) { add(best_fit_set(from, v, k, needed)); };
   offer(order);
   const auto offer_groups = [&](const std::vector<int>& group_of, int groups) {
     std::vector<std::vector<int>> members(groups);
@@ -253,6 +269,48 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
   };
   offer_groups(v.leaf, index.leaf_group_count());
   if (index.pod_count() > 0) offer_groups(v.pod, index.pod_count());
+  // Sets that fill few leaf groups: each of the groups holding the most segments first in
+  // turn, then the others (its pod's first) by the segments they hold and their uplinks. The sets above take
+  // the fullest domains wherever they are, and a job no leaf group holds alone would have no
+  // other: these give the scoring below a choice by the traffic between leaf groups and the
+  // health of their uplinks.
+  {
+    const int groups = index.leaf_group_count();
+    std::vector<std::vector<int>> members(groups);
+    std::vector<int> sum(groups, 0), loose;  // loose: domains over several leaf groups
+    for (int d : order) {
+      if (v.leaf[d] < 0) {
+        loose.push_back(d);
+        continue;
+      }
+      members[v.leaf[d]].push_back(d);
+      sum[v.leaf[d]] += v.segments[d];
+    }
+    std::vector<int> by_sum;
+    for (int g = 0; g < groups; ++g) {
+      if (sum[g] > 0) by_sum.push_back(g);
+    }
+    // Equal segments: the group whose uplinks carry more per host first (a degraded or
+    // oversubscribed group last).
+    std::stable_sort(by_sum.begin(), by_sum.end(), [&](int a, int b) {
+      if (sum[a] != sum[b]) return sum[a] > sum[b];
+      return index.leaf_group(a).stretch < index.leaf_group(b).stretch;
+    });
+    for (std::size_t i = 0; i < by_sum.size() && i < kDomainSets; ++i) {
+      const int anchor = by_sum[i];
+      const int pod = index.pod_of_leaf_group(anchor);
+      std::vector<int> others;
+      for (int g : by_sum) {
+        if (g != anchor) others.push_back(g);
+      }
+      std::stable_partition(others.begin(), others.end(),
+                            [&](int g) { return pod >= 0 && index.pod_of_leaf_group(g) == pod; });
+      std::vector<int> from = members[anchor];
+      for (int g : others) from.insert(from.end(), members[g].begin(), members[g].end());
+      from.insert(from.end(), loose.begin(), loose.end());
+      add(first_fit_set(from, v, k, needed));
+    }
+  }
 
   selection::Run run(ctx, weights_, scratch_);
   run.scan_free();

@@ -204,3 +204,23 @@ TEST(DomainSelection, ANodeRangeTakesTheMostNodesInAsFewDomainsAsItsMinimum) {
   EXPECT_EQ(a->hosts.size(), 8u);
   EXPECT_EQ(per_domain(fresh, *a).size(), 2u);
 }
+
+// A job no leaf group holds alone: 3 leaf groups of 8 hosts of 4 GPUs, 2 domains of 4 in
+// each (nvl0-nvl5), one host busy in nvl1 and in nvl5. A 12-host job needs 3 domains; whole
+// groups 0 and 2 hold 7 hosts each, group 1 holds 8. With group 0's uplinks degraded, the
+// job takes all of group 1 and a whole domain of group 2: two leaf groups, off the degraded
+// uplinks, although the fullest domains fabric-wide (nvl0, nvl2, nvl3) include group 0's.
+TEST(DomainSelection, AJobWiderThanALeafGroupFillsFewGroupsOffDegradedUplinks) {
+  Fabric f = make_fabric(FixtureSpec{.leaf_groups = 3, .hosts_per_leaf = 8});
+  std::vector<NvlinkDomain> domains;
+  for (int d = 0; d < 6; ++d)
+    domains.push_back({"nvl" + std::to_string(d), {4 * d, 4 * d + 1, 4 * d + 2, 4 * d + 3}});
+  set_nvlink_domains(f, domains);
+  fabricfit::testing::degrade_uplink(f, 0, 100);
+  World w(std::move(f), WorkloadMix::standard(), 4);
+  occupy(w, {4, 20});  // nvl1 and nvl5 lose a host
+  const auto a = place(w, nodes_of(12));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(leaf_groups(w, *a), (std::set<int>{1, 2}));
+  EXPECT_EQ(per_domain(w, *a), (std::map<int, int>{{2, 4}, {3, 4}, {4, 4}}));
+}
