@@ -1,61 +1,99 @@
 #!/usr/bin/env bash
-# Issue 30 item 5, a first measurement: fabricfit against Slurm's topology/block (the
-# `block` policy, 26.05 rules) and topology/tree on a fabric of NVLink domains, on the
-# shared traces. The fabric: 10 leaf groups of 18 hosts of 8 GPUs (1:1, 4 spines), two
-# NVLink domains of 9 hosts (72 GPUs, NVL72-sized) under each leaf group. The run-time
+# Issue 30 item 5: fabricfit against Slurm's topology/block (the `block` policy, 26.05
+# rules) and topology/tree on a fabric of NVLink domains, on the shared traces. The fabric:
+# 10 leaf groups of 18 hosts of 8 GPUs (4 spines), two NVLink domains of 9 hosts (72 GPUs,
+# NVL72-sized) under each leaf group; 1:1, 2:1 and degraded. The run-time
 # model charges the NVLink cliff (docs/placement.md, "Run-time model": a job one domain
 # holds, spread over several, communicates 36x slower). Beside completion time, block's own
 # objective: the domains wholly free and the half-domain jobs the free hosts held, over time.
 #   bench/replay_domains.sh [FABRICFIT_BINARY] [OUT] [--update-docs]
 # Writes OUT/*.json and OUT/domains.md; --update-docs replaces the block between the
 # replay-domains markers in docs/placement.md. Environment: TRACES (/work/shared/traces),
-# SEEDS (5), LOAD (target load, 0.8).
+# SEEDS (20), LOAD (target load, 0.8).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ff=${1:-${FABRICFIT:-$top/build/fabricfit}}
 out=${2:-replay-domains}
 update_docs=${3:-}
 traces=${TRACES:-/work/shared/traces}
-seeds=${SEEDS:-5}
+seeds=${SEEDS:-20}
 load=${LOAD:-0.8}
 [ -x "$ff" ] || { echo "replay_domains: no fabricfit at $ff (give the binary as the first argument)" >&2; exit 1; }
 mkdir -p "$out"
 started=$(date +%s)
 
-"$ff" generate --leaves 10 --hosts-per-leaf 18 --spines 4 --switch-ports 128 --nvl-domain-size 9 \
-  --blocks-output "$out/blocks.conf" -o "$out/nvl.net" > /dev/null
-"$ff" discover --from "$out/nvl.net" --blocks "$out/blocks.conf" -o "$out/nvl.snap" -q
-
-run() {  # NAME TRACE FORMAT
-  "$ff" replay "$out/nvl.snap" --trace "$2" --format "$3" --policies fabricfit,block,tree \
-    --seeds "$seeds" --target-load "$load" --json > "$out/$1.json"
+# The same racks under three fabrics: 1:1; 2:1 (9 uplinks per leaf of 18 hosts); and 1:1
+# with half the uplinks of leaf groups 1-5 at half rate (4xEDR against 4xHDR), a degraded
+# fabric. The second and third are where the issue's target (multi-domain jobs <= 0.9x
+# block's) is set.
+gen=(--leaves 10 --hosts-per-leaf 18 --spines 4 --switch-ports 128 --nvl-domain-size 9)
+fabric() {  # NAME EXTRA-GENERATE-ARGS...
+  local name=$1; shift
+  "$ff" generate "${gen[@]}" "$@" --blocks-output "$out/$name.blocks.conf" -o "$out/$name.net" > /dev/null
+  "$ff" discover --from "$out/$name.net" --blocks "$out/$name.blocks.conf" -o "$out/$name.snap" -q
 }
-run cluster04 "$traces/elasticflow-itp-2021/cluster04.csv" elasticflow
-run cluster06 "$traces/elasticflow-itp-2021/cluster06.csv" elasticflow
-run kalos "$traces/acme-kalos-2023-excerpt/converted_kalos_trace.csv" kalos
-run openb "$traces/alibaba-openb-2023/openb_pod_list_default.csv" openb
+fabric nvl
+fabric nvl-2to1 --oversubscription 2
+fabric nvl-degraded --degrade groups=1-5,fraction=0.5,rate=4xEDR
+
+run() {  # NAME FABRIC TRACE FORMAT [REPLAY-ARGS...]
+  local name=$1 fab=$2 trace=$3 format=$4; shift 4
+  "$ff" replay "$out/$fab.snap" --trace "$trace" --format "$format" --policies fabricfit,block,tree \
+    --seeds "$seeds" --target-load "$load" "$@" --json > "$out/$name.json"
+}
+kalos=$traces/acme-kalos-2023-excerpt/converted_kalos_trace.csv
+# Ring all-reduce (the replay's default rule) on the 1:1 fabric, every trace.
+run cluster04 nvl "$traces/elasticflow-itp-2021/cluster04.csv" elasticflow
+run cluster06 nvl "$traces/elasticflow-itp-2021/cluster06.csv" elasticflow
+run kalos nvl "$kalos" kalos
+run openb nvl "$traces/alibaba-openb-2023/openb_pod_list_default.csv" openb
+# A ring crosses each leaf-group boundary with one flow, which no uplink bundle of 9 or 18
+# cables notices: on 2:1 and degraded fabrics ring jobs replay exactly as on 1:1. Uplinks
+# bind for all-to-all (expert parallel) traffic: a quarter of the jobs of 4 hosts or more,
+# at peak demand. Kalos only: the ElasticFlow traces' multi-host jobs all fit one domain,
+# whose traffic never reaches the InfiniBand fabric, and openb's are all one host.
+a2a=(--pattern-rule multi=ring,alltoall=0.25,alltoall_min_nodes=4 --demand peak)
+run kalos-a2a nvl "$kalos" kalos "${a2a[@]}"
+run kalos-a2a-2to1 nvl-2to1 "$kalos" kalos "${a2a[@]}"
+run kalos-a2a-degraded nvl-degraded "$kalos" kalos "${a2a[@]}"
 
 python3 - "$out" "$(($(date +%s) - started))" "$seeds" "$load" > "$out/domains.md" <<'EOF'
-import json, sys
+import json, os, sys
 out, elapsed, seeds, load = sys.argv[1:5]
 def mean(x):
     return x["mean"] if isinstance(x, dict) else x
+def ratio(a, b):
+    return f"{a / b:.3f}" if b else "-"
 print(f"`bench/replay_domains.sh` ({seeds} seeds, target load {load}, {elapsed} s): 10 leaf groups "
-      "of 18 hosts of 8 GPUs, 1:1, two NVLink domains of 9 hosts (72 GPUs) under each.\n")
-print("| trace | policy | mean JCT (s) | x block | x tree | GPU-hours x block | p95 wait (s) "
-      "| jobs a domain holds, spread | idle while a job fits (GPU-h) | whole free domains | half-domain jobs held |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for name in ["cluster04", "cluster06", "kalos", "openb"]:
-    d = json.load(open(f"{out}/{name}.json"))
+      "of 18 hosts of 8 GPUs, two NVLink domains of 9 hosts (72 GPUs) under each; fabric 1:1, "
+      "2:1, or 1:1 with half the uplinks of leaf groups 1-5 at half rate (degraded); traffic: ring "
+      "all-reduce, or a2a (a quarter of the jobs of 4 hosts or more all-to-all, peak demand). "
+      "Multi-domain jobs: wider than a domain (10 or more hosts).\n")
+print("| fabric, traffic | trace | policy | mean JCT (s) | x block | x tree | GPU-hours x block | p95 wait (s) "
+      "| jobs a domain holds, spread | multi-domain jobs | their JCT x block | their GPU-hours x block "
+      "| whole free domains | half-domain jobs held | idle while a job fits (GPU-h) |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+runs = [("1:1, ring", n, n) for n in ["cluster04", "cluster06", "kalos", "openb"]] + [
+    ("1:1, a2a", "kalos", "kalos-a2a"), ("2:1, a2a", "kalos", "kalos-a2a-2to1"),
+    ("degraded, a2a", "kalos", "kalos-a2a-degraded")]
+for fabric, name, file in runs:
+    path = f"{out}/{file}.json"
+    d = json.load(open(path))
     by = {r["policy"]: r for r in d["results"]}
     jct = {p: mean(r["classes"]["all"]["jct_mean_s"]) for p, r in by.items()}
     gh = {p: mean(r["classes"]["all"]["gpu_hours"]) for p, r in by.items()}
+    md = {p: r.get("multi_domain") for p, r in by.items()}
     for p, r in by.items():
-        print(f"| {name} | {p} | {jct[p]:.0f} | {jct[p] / jct['block']:.3f} | {jct[p] / jct['tree']:.3f} "
-              f"| {gh[p] / gh['block']:.3f} | {mean(r['classes']['all']['wait_p95_s']):.0f} "
-              f"| {100 * mean(r['domain_split_share']):.1f} % | {mean(r['idle_while_fit_gpu_hours']):.0f} "
+        m, mb = md[p], md["block"]
+        wide = (f"{mean(m['jobs']):.0f} | {ratio(mean(m['jct_mean_s']), mean(mb['jct_mean_s']))} "
+                f"| {ratio(mean(m['gpu_hours']), mean(mb['gpu_hours']))}") if m and mb else "0 | - | -"
+        print(f"| {fabric} | {name} | {p} | {jct[p]:.0f} | {jct[p] / jct['block']:.3f} "
+              f"| {jct[p] / jct['tree']:.3f} | {gh[p] / gh['block']:.3f} "
+              f"| {mean(r['classes']['all']['wait_p95_s']):.0f} "
+              f"| {100 * mean(r['domain_split_share']):.1f} % | {wide} "
               f"| {mean(r['diagnostics']['domain_whole_free_mean']):.2f} "
-              f"| {mean(r['diagnostics']['domain_half_jobs_mean']):.2f} |")
+              f"| {mean(r['diagnostics']['domain_half_jobs_mean']):.2f} "
+              f"| {mean(r['idle_while_fit_gpu_hours']):.0f} |")
 EOF
 cat "$out/domains.md"
 if [ "$update_docs" = "--update-docs" ]; then

@@ -180,7 +180,7 @@ class Simulation {
         result_.makespan_s > 0 ? busy_gpu_seconds / (static_cast<double>(cluster_gpus_) * result_.makespan_s)
                                : 0.0;
     result_.decision_us_mean = result_.decisions > 0 ? decision_seconds_ * 1e6 / result_.decisions : 0.0;
-    fill_job_metrics(jobs_, start_, end_, index_.largest_leaf_group(), result_);
+    fill_job_metrics(jobs_, start_, end_, index_.largest_leaf_group(), result_, index_.largest_domain());
     return result_;
   }
 

@@ -116,6 +116,9 @@ struct ReplayResult {
   double decision_us_mean = 0;
   // What users feel.
   std::array<ClassMetrics, 4> classes{};  // indexed by JobWidth
+  // On a fabric with NVLink domains: the jobs wider than the largest domain, which must
+  // span several (where the fabric above the domains decides; issue 30's target class).
+  ClassMetrics multi_domain;
   // GPU-hours left idle while queued jobs that fit the free GPUs by count could not start:
   // the integral of min(free GPUs, GPUs of those jobs).
   double idle_while_fit_gpu_hours = 0;

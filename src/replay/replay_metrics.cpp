@@ -55,12 +55,13 @@ double p95(std::vector<double> values) {
 }
 
 void fill_job_metrics(const std::vector<TraceJob>& jobs, const std::vector<double>& start,
-                      const std::vector<double>& end, int largest_leaf_group, ReplayResult& result) {
+                      const std::vector<double>& end, int largest_leaf_group, ReplayResult& result,
+                      int largest_domain) {
   struct Acc {
     std::vector<double> jct, wait;
     double gpu_s = 0, gpu_wait = 0, gpus = 0, bsld = 0;
   };
-  std::array<Acc, 4> acc;
+  std::array<Acc, 5> acc;  // the four JobWidth classes, then the multi-domain jobs
   double multi_wait = 0;
   int multi = 0;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -68,7 +69,10 @@ void fill_job_metrics(const std::vector<TraceJob>& jobs, const std::vector<doubl
     const TraceJob& j = jobs[i];
     const double wait = start[i] - j.submit_s, run = end[i] - start[i], jct = end[i] - j.submit_s;
     const double bsld = std::max(1.0, jct / std::max(j.duration_s, kBoundedSlowdownFloor));
-    for (int c : {0, static_cast<int>(job_class_of(j, largest_leaf_group))}) {
+    const int width = static_cast<int>(job_class_of(j, largest_leaf_group));
+    const bool multi_domain = largest_domain > 0 && j.nodes > largest_domain;
+    for (int c : {0, width, multi_domain ? 4 : -1}) {
+      if (c < 0) continue;
       Acc& a = acc[c];
       a.jct.push_back(jct);
       a.wait.push_back(wait);
@@ -82,9 +86,9 @@ void fill_job_metrics(const std::vector<TraceJob>& jobs, const std::vector<doubl
       ++multi;
     }
   }
-  for (int c = 0; c < 4; ++c) {
+  for (int c = 0; c < 5; ++c) {
     const Acc& a = acc[c];
-    ClassMetrics& m = result.classes[c];
+    ClassMetrics& m = c < 4 ? result.classes[c] : result.multi_domain;
     m.jobs = static_cast<int>(a.jct.size());
     if (m.jobs == 0) continue;
     double sum = 0;

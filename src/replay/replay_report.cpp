@@ -205,16 +205,21 @@ std::string report_text(const ReplayReport& r) {
   if (domains) {
     // The NVLink cliff (RuntimeModelOptions::domain_cliff): which policies pay it, how often.
     // And block's own objective: the domain- and half-domain jobs the free hosts held.
-    out += fmt::format("\n{:<14} {:>12} {:>14} {:>13} {:>13}\n", "policy", "domain_jobs", "domain_split",
-                       "whole_free", "half_free");
+    // The jobs wider than a domain (multi_domain): where the fabric above the domains decides.
+    out += fmt::format("\n{:<14} {:>12} {:>14} {:>13} {:>13} {:>11} {:>13} {:>14}\n", "policy", "domain_jobs",
+                       "domain_split", "whole_free", "half_free", "wide_jobs", "wide_jct_s", "wide_gpu_h");
     for (const auto& runs : r.results) {
       if (runs.empty()) continue;
-      out +=
-          fmt::format("{:<14} {:>12.0f} {:>14.3f} {:>13.2f} {:>13.2f}\n", runs.front().policy,
-                      mean_of(runs, [](const ReplayResult& x) { return static_cast<double>(x.domain_jobs); }),
-                      mean_of(runs, [](const ReplayResult& x) { return x.domain_split_share; }),
-                      mean_of(runs, [](const ReplayResult& x) { return x.domain_whole_free_mean; }),
-                      mean_of(runs, [](const ReplayResult& x) { return x.domain_half_jobs_mean; }));
+      out += fmt::format(
+          "{:<14} {:>12.0f} {:>14.3f} {:>13.2f} {:>13.2f} {:>11.0f} {:>13.0f} {:>14.0f}\n",
+          runs.front().policy,
+          mean_of(runs, [](const ReplayResult& x) { return static_cast<double>(x.domain_jobs); }),
+          mean_of(runs, [](const ReplayResult& x) { return x.domain_split_share; }),
+          mean_of(runs, [](const ReplayResult& x) { return x.domain_whole_free_mean; }),
+          mean_of(runs, [](const ReplayResult& x) { return x.domain_half_jobs_mean; }),
+          mean_of(runs, [](const ReplayResult& x) { return static_cast<double>(x.multi_domain.jobs); }),
+          mean_of(runs, [](const ReplayResult& x) { return x.multi_domain.jct_mean_s; }),
+          mean_of(runs, [](const ReplayResult& x) { return x.multi_domain.gpu_hours; }));
     }
   }
   if (!r.faults.empty()) {
@@ -290,6 +295,14 @@ nlohmann::json report_json(const ReplayReport& r) {
       classes[kJobClassNames[c]] = cls;
     }
     p["classes"] = classes;
+    if (std::ranges::any_of(runs, [](const ReplayResult& x) { return x.multi_domain.jobs > 0; })) {
+      nlohmann::json md;
+      for (int k = 0; k < 7; ++k) {
+        md[kClassFigures[k]] = figure_json(
+            over_seeds(runs, [&](const ReplayResult& x) { return class_figure(x.multi_domain, k); }));
+      }
+      p["multi_domain"] = md;
+    }
     for (int k = 0; k < 5; ++k) {
       p[kClusterFigures[k]] =
           figure_json(over_seeds(runs, [&](const ReplayResult& x) { return cluster_figure(x, k); }));

@@ -178,6 +178,26 @@ TEST(Replay, AJobOneDomainHoldsPaysTheCliffWhenSpreadOverTwo) {
   EXPECT_DOUBLE_EQ(outside.makespan_s, 100);
 }
 
+// The jobs wider than the largest domain (ReplayResult::multi_domain): domains of 2 hosts,
+// a 3-host job must span two and is counted there; the 2-host job is not; no domains, no count.
+TEST(Replay, JobsWiderThanADomainAreCountedApart) {
+  Fabric f = make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4});
+  set_nvlink_domains(f, {{"nvl0", {0, 1}}, {"nvl1", {2, 3}}});
+  const LocalityIndex index(f);
+  const std::vector<TraceJob> jobs{
+      {.id = "w", .submit_s = 0, .duration_s = 100, .nodes = 3, .gpus_per_node = 8},
+      {.id = "n", .submit_s = 0, .duration_s = 40, .nodes = 2, .gpus_per_node = 8}};
+  const FragModel frag(workload_mix_of(jobs), 8, 4);
+  auto fabricfit = make_policy("fabricfit");
+  const auto r = replay_trace(index, jobs, *fabricfit, frag, ReplayOptions{});
+  EXPECT_EQ(r.multi_domain.jobs, 1);
+  EXPECT_DOUBLE_EQ(r.multi_domain.jct_mean_s, 100);  // w first; n waits for it
+  EXPECT_DOUBLE_EQ(r.multi_domain.gpu_hours, 3 * 8 * 100 / 3600.0);
+  EXPECT_EQ(r.classes[0].jobs, 2);
+  const LocalityIndex plain(make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4}));
+  EXPECT_EQ(replay_trace(plain, jobs, *fabricfit, frag, ReplayOptions{}).multi_domain.jobs, 0);
+}
+
 TEST(Replay, TinyTraceByHand) {
   const Fabric f = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 2});
   const LocalityIndex index(f);
