@@ -105,8 +105,9 @@ std::string domains_html(const LocalityIndex& index, const GpuState& gpus) {
     for (const int h : hosts) names.push_back(index.host_name(h));
     in_domains += static_cast<int>(hosts.size());
     rows += fmt::format(
-        "<tr class=\"domain{}\" data-domain=\"{}\"><td>{}</td><td class=\"hosts\">{}</td>"
-        "<td class=\"leaf-groups\">{}</td><td class=\"free\">{}/{}</td><td class=\"whole-free\">{}/{}</td>"
+        "<tr class=\"domain{}\" data-domain=\"{}\"><td>{}</td><td class=\"domain-hosts\">{}</td>"
+        "<td class=\"domain-groups\">{}</td><td class=\"domain-free\">{}/{}</td><td "
+        "class=\"domain-whole\">{}/{}</td>"
         "</tr>\n",
         c.whole_free_hosts == c.hosts ? " wholly-free" : "", xml_escape(index.domain_name(d)),
         domain_mark(index, d), xml_escape(compress_hostlist(names)),
@@ -154,13 +155,13 @@ constexpr const char* kStyle =
     "svg text{font-size:12px} #frag-history{width:100%;height:auto;max-width:960px}\n"
     ".axis{stroke:#888} .tick{stroke:#888} .frag-line{fill:none;stroke:#36c;stroke-width:2} "
     ".frag-point{fill:#36c}\n"
-    ".dom-0{--dom:#2b5fb4} .dom-1{--dom:#7a3fa0} .dom-2{--dom:#0b7f86} .dom-3{--dom:#9a5a1e} "
-    ".dom-4{--dom:#b03060} .dom-5{--dom:#3d5a80} .dom-6{--dom:#5f6b10} .dom-7{--dom:#6b4c9a}\n"
+    ".dom-0{--dom:#1f5fbf} .dom-1{--dom:#7b3fa0} .dom-2{--dom:#00828a} .dom-3{--dom:#9a5a1e} "
+    ".dom-4{--dom:#b5285a} .dom-5{--dom:#2f2f2f} .dom-6{--dom:#6b7a00} .dom-7{--dom:#c2410c}\n"
     ".host[data-domain]{border-bottom:4px solid var(--dom)}\n"
     ".domain-mark{display:inline-block;font:10px monospace;color:#fff;background:var(--dom);"
     "border-radius:2px;padding:0 3px;overflow-wrap:anywhere} .host .domain-mark{display:block;"
     "margin-top:2px}\n"
-    "#domains .domain-mark{font-size:12px}\n";
+    "#domains .domain-mark{font-size:12px} #domains .domain-hosts{white-space:nowrap}\n";
 
 }  // namespace
 
