@@ -2,16 +2,29 @@
 #include "cli/html_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <set>
 
 #include "cli/frag_history.hpp"
 #include "cli/report_jobs.hpp"
+#include "common/hostlist.hpp"
 #include "common/xml_escape.hpp"
+#include "placement/domain_fragmentation.hpp"
 #include "placement/fragmentation.hpp"
 
 namespace fabricfit::cli {
 namespace {
+
+// Domains take one of kDomainColours colours in turn (the CSS's .dom-N): a mark to see a
+// domain's hosts together at a glance, its name always beside it as text.
+constexpr int kDomainColours = 8;
+
+// A domain's mark: its name on its colour. In a host's box, and in the domains table as its key.
+std::string domain_mark(const LocalityIndex& index, int d) {
+  return fmt::format("<span class=\"domain-mark dom-{}\">{}</span>", d % kDomainColours,
+                     xml_escape(index.domain_name(d)));
+}
 
 const char* host_class(const GpuState& g, int h) {
   if (g.total[h] <= 0) return "absent";
@@ -60,16 +73,55 @@ std::string fabric_html(const Fabric& fabric, const LocalityIndex& index, const 
                                 !health.hosts[static_cast<std::size_t>(*fh)].empty()
                             ? &health.hosts[static_cast<std::size_t>(*fh)]
                             : nullptr;
+      // A domain may span leaf groups (a tray per rail leaf): each host says its own.
+      const auto d = index.domain_of(h);
       out += fmt::format(
-          "<div class=\"host {0}{4}\" data-host=\"{1}\" title=\"{1}: {2} of {3} GPUs free{5}\"><span "
-          "class=\"host-name\">{1}</span><span class=\"host-gpus\">{2}/{3}</span>{6}</div>\n",
+          "<div class=\"host {0}{4}{7}\" data-host=\"{1}\"{8} title=\"{1}: {2} of {3} GPUs free{5}\"><span "
+          "class=\"host-name\">{1}</span><span class=\"host-gpus\">{2}/{3}</span>{9}{6}</div>\n",
           host_class(gpus, h), name, gpus.free[h], gpus.total[h], hca ? " unhealthy" : "",
           hca ? "; HCA link " + xml_escape(main_evidence(hca->front())) : "",
-          hca ? fmt::format("<span class=\"health-mark\">{}</span>", state_name(worst_state(*hca))) : "");
+          hca ? fmt::format("<span class=\"health-mark\">{}</span>", state_name(worst_state(*hca))) : "",
+          d ? fmt::format(" dom-{}", *d % kDomainColours) : "",
+          d ? fmt::format(" data-domain=\"{}\"", xml_escape(index.domain_name(*d))) : "",
+          d ? domain_mark(index, *d) : "");
     }
     out += "</div></div></div>\n";
   }
   return out + "</div>\n</div>\n";
+}
+
+// The NVLink domains (none: ""): how many domain- and half-domain-sized jobs of whole hosts
+// still fit, and per domain its hosts, the leaf groups they hang off, its free GPUs and its
+// wholly free hosts, each domain's name on its colour as the key to the hosts' marks.
+std::string domains_html(const LocalityIndex& index, const GpuState& gpus) {
+  if (index.domain_count() == 0) return "";
+  const DomainFragmentation m = measure_domain_fragmentation(index, gpus);
+  std::string rows;
+  int in_domains = 0;
+  for (int d = 0; d < index.domain_count(); ++d) {
+    const auto hosts = index.hosts_of_domain(d);
+    const DomainFreeCapacity& c = m.domains[static_cast<std::size_t>(d)];
+    std::vector<std::string> names;
+    for (const int h : hosts) names.push_back(index.host_name(h));
+    in_domains += static_cast<int>(hosts.size());
+    rows += fmt::format(
+        "<tr class=\"domain{}\" data-domain=\"{}\"><td>{}</td><td class=\"domain-hosts\">{}</td>"
+        "<td class=\"domain-groups\">{}</td><td class=\"domain-free\">{}/{}</td><td "
+        "class=\"domain-whole\">{}/{}</td>"
+        "</tr>\n",
+        c.whole_free_hosts == c.hosts ? " wholly-free" : "", xml_escape(index.domain_name(d)),
+        domain_mark(index, d), xml_escape(compress_hostlist(names)),
+        xml_escape(fmt::format("{}", fmt::join(leaf_group_names_of(index, hosts), ", "))), c.free_gpus,
+        c.total_gpus, c.whole_free_hosts, c.hosts);
+  }
+  const int outside = index.host_count() - in_domains;
+  return fmt::format(
+      "<section id=\"nvlink-domains\"><h3>NVLink domains</h3>\n<p id=\"domain-frag\">{} of {} domains "
+      "wholly free; {} half-domain jobs still fit (of whole hosts, each inside one domain)</p>\n"
+      "<table id=\"domains\"><tr><th>domain</th><th>hosts</th><th>leaf groups</th><th>free GPUs</th>"
+      "<th>wholly free hosts</th></tr>\n{}</table>\n{}</section>\n",
+      m.whole_free_domains, index.domain_count(), m.half_domain_jobs, rows,
+      outside > 0 ? fmt::format("<p id=\"no-domain\">{} host(s) in no NVLink domain</p>\n", outside) : "");
 }
 
 // Two columns where the window is wide enough (the fabric beside the fragmentation, the
@@ -102,7 +154,14 @@ constexpr const char* kStyle =
     "caption{text-align:left;padding:4px 0}\n"
     "svg text{font-size:12px} #frag-history{width:100%;height:auto;max-width:960px}\n"
     ".axis{stroke:#888} .tick{stroke:#888} .frag-line{fill:none;stroke:#36c;stroke-width:2} "
-    ".frag-point{fill:#36c}\n";
+    ".frag-point{fill:#36c}\n"
+    ".dom-0{--dom:#1f5fbf} .dom-1{--dom:#7b3fa0} .dom-2{--dom:#00828a} .dom-3{--dom:#9a5a1e} "
+    ".dom-4{--dom:#b5285a} .dom-5{--dom:#2f2f2f} .dom-6{--dom:#6b7a00} .dom-7{--dom:#c2410c}\n"
+    ".host[data-domain]{border-bottom:4px solid var(--dom)}\n"
+    ".domain-mark{display:inline-block;font:10px monospace;color:#fff;background:var(--dom);"
+    "border-radius:2px;padding:0 3px;overflow-wrap:anywhere} .host .domain-mark{display:block;"
+    "margin-top:2px}\n"
+    "#domains .domain-mark{font-size:12px} #domains .domain-hosts{white-space:nowrap}\n";
 
 }  // namespace
 
@@ -135,14 +194,14 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}: fabric and "
       "GPUs, by fabricfit</title>\n<style>\n{15}</style></head><body>\n"
-      "<header><h1>{0}</h1>\n<p id=\"summary\">{1} hosts, {2} leaf groups, {3}, {4} tiers; {5} "
-      "degraded link(s).{16} Fabric: {14}</p>\n<p class=\"key\">hosts (name, free/total GPUs):<span "
+      "<header><h1>{0}</h1>\n<p id=\"summary\">{1} hosts, {2} leaf groups, {3}, {4} tiers{19}; {5} "
+      "degraded link(s).{16} Fabric: {14}</p>\n<p class=\"key\">hosts (name, free/total GPUs{21}):<span "
       "class=\"free\"></span>free<span class=\"busy\"></span>busy<span class=\"stranded\"></span>stranded "
       "(partly busy)<span class=\"absent\"></span>not a GPU node{17}</p></header>\n<main>\n"
       "<section id=\"fabric-section\"><h2>Fabric</h2>\n{6}"
       "<h3>Degraded links</h3>\n<ul id=\"degraded\">{11}</ul>\n{18}</section>\n"
       "<section id=\"frag-section\"><h2>Fragmentation</h2>\n<p id=\"frag\">{7} of {8} GPUs free; "
-      "{9:.1f} of them unusable by the workload mix: fragmentation {10:.3f}</p>\n"
+      "{9:.1f} of them unusable by the workload mix: fragmentation {10:.3f}</p>\n{20}"
       "<h3>Fragmentation over time (from the job records)</h3>\n{13}</section>\n"
       "<section id=\"jobs-section\" class=\"wide\"><h2>Jobs</h2>\n{12}</section>\n</main></body></html>\n",
       xml_escape(cluster.empty() ? std::string("Cluster (unnamed: fabricfit report --cluster NAME)")
@@ -156,7 +215,9 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
       health_summary, health_key,
       health ? fmt::format("<h3>Links not healthy</h3>\n<ul id=\"unhealthy\">{}</ul>\n",
                            unhealthy.empty() ? "<li>none</li>\n" : unhealthy)
-             : "");
+             : "",
+      index.domain_count() > 0 ? fmt::format(", {} NVLink domains", index.domain_count()) : "",
+      domains_html(index, gpus), index.domain_count() > 0 ? ", NVLink domain on its colour" : "");
 }
 
 }  // namespace fabricfit::cli

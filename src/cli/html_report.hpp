@@ -22,6 +22,10 @@ namespace fabricfit::cli {
 // clusters tells the pages apart by; the fabric's origin (how it was discovered, the same on
 // every cluster) goes in the summary under it. With `health` (a health file), hosts whose
 // HCA link and leaf groups whose uplinks are not healthy are outlined and say their state.
+// On a fabric with NVLink domains each host names its domain on the domain's colour, a table
+// (section "nvlink-domains") gives each domain's hosts, leaf groups, free GPUs and wholly free
+// hosts with the domain- and half-domain-sized jobs that still fit, and the jobs table adds
+// each job's domains.
 [[nodiscard]] std::string html_report(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
                                       const std::vector<SlurmJob>& jobs, const std::string& cluster,
                                       const HealthFile* health = nullptr);

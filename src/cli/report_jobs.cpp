@@ -2,6 +2,7 @@
 #include "cli/report_jobs.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <set>
 #include <tuple>
@@ -65,12 +66,28 @@ Row job_row(const LocalityIndex& index, const SlurmJob& j) {
   }
   const std::string pattern = shown.recorded ? shown.pattern.to_string() : "ring (assumed: none recorded)";
   const std::string placement = placement_of(j);
+  // On a fabric with NVLink domains, the job's: as its placement record names them, else
+  // (Slurm placed it, or no record) the domains its hosts lie in now.
+  std::string domains;
+  if (index.domain_count() > 0) {
+    std::string names = record_value(j.placement_record, "domains");
+    if (!names.empty()) {
+      std::string spaced;
+      for (const char c : names) spaced += c == ',' ? std::string(", ") : std::string(1, c);
+      names = spaced;
+    } else if (alloc) {
+      names = fmt::format("{}", fmt::join(domain_names_of(index, alloc->hosts), ", "));
+    } else {
+      names = "?";
+    }
+    domains = fmt::format("<td class=\"domains\">{}</td>", xml_escape(names));
+  }
   return {
       fmt::format("<tr class=\"job\" data-job=\"{}\"><td class=\"id\">{}</td><td>{}</td>"
                   "<td class=\"placement\">{}</td><td class=\"pattern\">{}</td><td class=\"nodes\">{}</td>"
-                  "<td>{}</td><td>{}</td></tr>\n",
+                  "<td>{}</td>{}<td>{}</td></tr>\n",
                   j.id, xml_escape(job_label(j)), xml_escape(j.state), xml_escape(placement),
-                  xml_escape(pattern), xml_escape(j.nodes), groups, spine),
+                  xml_escape(pattern), xml_escape(j.nodes), groups, domains, spine),
       shown.pattern.to_string(), shown.pattern};
 }
 
@@ -102,8 +119,11 @@ std::string jobs_table(const LocalityIndex& index, const std::vector<SlurmJob>& 
       "<table id=\"jobs\"><caption>Last jobs' placements: who chose the nodes, and the share of the "
       "inter-node traffic that crosses the spines for {}</caption>\n"
       "<tr><th>job</th><th>state</th><th>placement</th><th>pattern</th><th>nodes</th><th>leaf "
-      "groups</th><th>cross-spine</th></tr>\n{}</table>\n",
-      of, rows.empty() ? "<tr><td colspan=\"7\">no jobs</td></tr>\n" : rows);
+      "groups</th>{}<th>cross-spine</th></tr>\n{}</table>\n",
+      of, index.domain_count() > 0 ? "<th>NVLink domains</th>" : "",
+      rows.empty()
+          ? fmt::format("<tr><td colspan=\"{}\">no jobs</td></tr>\n", index.domain_count() > 0 ? 8 : 7)
+          : rows);
 }
 
 }  // namespace fabricfit::cli

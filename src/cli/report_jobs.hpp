@@ -31,8 +31,9 @@ struct ShownPattern {
 
 // The table (id "jobs") of the last `max_rows` jobs that hold or held nodes, newest start
 // first (then by job, an array's tasks in order):
-// job, state, placement, pattern, nodes, leaf groups, cross-spine share of its inter-node
-// traffic for its pattern. The caption names the pattern when all rows share one.
+// job, state, placement, pattern, nodes, leaf groups, (on a fabric with NVLink domains) the
+// job's domains, cross-spine share of its inter-node traffic for its pattern. The caption
+// names the pattern when all rows share one.
 [[nodiscard]] std::string jobs_table(const LocalityIndex& index, const std::vector<SlurmJob>& jobs,
                                      std::size_t max_rows = 20);
 

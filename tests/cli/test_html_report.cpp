@@ -308,3 +308,118 @@ TEST(HtmlReport, SummaryCountsRailsInTheSingularAndPlural) {
       between(html_report(two, index2, gpus, {}, "c"), "<p id=\"summary\">", "</p>").find(", 2 rails, "),
       std::string::npos);
 }
+
+// Issue 30: on a fabric with NVLink domains each host names its domain, a table gives each
+// domain's hosts, leaf groups, free GPUs and wholly free hosts with the domain- and
+// half-domain-sized jobs that still fit, and each job row its domains.
+namespace {
+
+// gpu001-004 in the first leaf group, gpu005-008 in the second. nvl1 spans both (a tray per
+// rail leaf); gpu003 and gpu008 are in no domain.
+Fabric fabric_with_domains() {
+  Fabric f = fabric();
+  set_nvlink_domains(f, {{"nvl0", {0, 1}}, {"nvl1", {3, 4}}, {"nvl2", {5, 6}}});
+  return f;
+}
+
+// The cells (tags dropped) of the domains table's row for `name`.
+std::vector<std::string> domain_row(const std::string& page, const std::string& name) {
+  const std::regex row("<tr class=\"domain[^\"]*\" data-domain=\"" + name + "\">(.*?)</tr>");
+  std::smatch m;
+  if (!std::regex_search(page, m, row)) return {};
+  const std::string cells = m[1];
+  const std::regex cell("<td[^>]*>(.*?)</td>");
+  std::vector<std::string> out;
+  for (auto c = std::sregex_iterator(cells.begin(), cells.end(), cell); c != std::sregex_iterator(); ++c)
+    out.push_back(std::regex_replace((*c)[1].str(), std::regex("<[^>]*>"), ""));
+  return out;
+}
+
+}  // namespace
+
+TEST(HtmlReport, HostsNameTheirNvlinkDomain) {
+  const Fabric f = fabric_with_domains();
+  const LocalityIndex index(f);
+  GpuState gpus = GpuState::uniform(index.host_count(), 8);
+  gpus.free[1] = 3;  // gpu002
+  gpus.free[4] = 0;  // gpu005
+  const std::string page = html_report(f, index, gpus, {}, "c");
+  EXPECT_NE(page.find("<div class=\"host stranded dom-0\" data-host=\"gpu002\" data-domain=\"nvl0\""),
+            std::string::npos)
+      << page;
+  // A domain across leaf groups: each of its hosts says so in its own group.
+  EXPECT_NE(page.find("<div class=\"host free dom-1\" data-host=\"gpu004\" data-domain=\"nvl1\""),
+            std::string::npos);
+  EXPECT_NE(page.find("<div class=\"host busy dom-1\" data-host=\"gpu005\" data-domain=\"nvl1\""),
+            std::string::npos);
+  EXPECT_NE(page.find("<div class=\"host free\" data-host=\"gpu003\" title="), std::string::npos);
+  // As text, not only a colour or an attribute.
+  const std::string text = visible_text(page);
+  EXPECT_NE(text.find(" gpu002 3/8 nvl0 "), std::string::npos) << text;
+  EXPECT_NE(text.find(" gpu005 0/8 nvl1 "), std::string::npos) << text;
+  EXPECT_NE(text.find(" gpu003 8/8 gpu004 8/8 nvl1 "), std::string::npos) << text;
+  EXPECT_NE(between(page, "<p id=\"summary\">", "</p>").find(", 2 tiers, 3 NVLink domains;"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, DomainsTableSaysWhatStillFitsInEachDomain) {
+  const Fabric f = fabric_with_domains();
+  const LocalityIndex index(f);
+  GpuState gpus = GpuState::uniform(index.host_count(), 8);
+  gpus.free[1] = 3;  // gpu002: nvl0 has 11 of 16 GPUs free, 1 of 2 hosts wholly free
+  gpus.free[4] = 0;  // gpu005: nvl1 has 8 of 16, 1 of 2
+  const std::string page = html_report(f, index, gpus, {}, "c");
+  const std::string section = between(page, "<section id=\"nvlink-domains\">", "</section>");
+  ASSERT_FALSE(section.empty()) << page;
+  // Only nvl2 is wholly free; a half domain (1 host) fits on each wholly free host: 1 + 1 + 2.
+  EXPECT_EQ(
+      between(section, "<p id=\"domain-frag\">", "</p>"),
+      "1 of 3 domains wholly free; 4 half-domain jobs still fit (of whole hosts, each inside one domain)");
+  const std::string g0 = f.leaf_groups[0].name, g1 = f.leaf_groups[1].name;
+  // domain, hosts, leaf groups, free GPUs, wholly free hosts
+  EXPECT_EQ(domain_row(section, "nvl0"),
+            (std::vector<std::string>{"nvl0", "gpu[001-002]", g0, "11/16", "1/2"}));
+  EXPECT_EQ(domain_row(section, "nvl1"),
+            (std::vector<std::string>{"nvl1", "gpu[004-005]", g0 + ", " + g1, "8/16", "1/2"}));
+  EXPECT_EQ(domain_row(section, "nvl2"),
+            (std::vector<std::string>{"nvl2", "gpu[006-007]", g1, "16/16", "2/2"}));
+  EXPECT_NE(section.find("<tr class=\"domain wholly-free\" data-domain=\"nvl2\">"), std::string::npos);
+  EXPECT_NE(section.find("<p id=\"no-domain\">2 host(s) in no NVLink domain</p>"), std::string::npos);
+  // The table is the hosts' key: each name on the colour its hosts carry.
+  EXPECT_NE(section.find("<span class=\"domain-mark dom-1\">nvl1</span>"), std::string::npos);
+}
+
+TEST(HtmlReport, JobsTableNamesEachJobsNvlinkDomains) {
+  const Fabric f = fabric_with_domains();
+  const LocalityIndex index(f);
+  const std::vector<SlurmJob> jobs = {
+      recorded(61, "gpu[006-007]",
+               "fabricfit placement=fabricfit leaf_groups=1 groups=x cross_spine_gb=0 nvlink_domains=1 "
+               "domains=nvl2 uplink_ms=0 pattern=ring"),
+      recorded(62, "gpu[002,004]", "fabricfit placement=slurm reason=required-nodes"),
+      recorded(63, "gpu[001,005]",
+               "fabricfit placement=fabricfit leaf_groups=2 groups=x cross_spine_gb=1 nvlink_domains=2 "
+               "domains=nvl0,nvl1 pattern=ring"),
+      job(64, "RUNNING", "gpu003", 1'796'378'400, 0)};
+  const std::string page = html_report(f, index, GpuState::uniform(index.host_count(), 8), jobs, "c");
+  EXPECT_NE(between(page, "<table id=\"jobs\">", "</tr>").find("<th>leaf groups</th><th>NVLink domains</th>"),
+            std::string::npos);
+  // job, state, placement, pattern, nodes, leaf groups, NVLink domains, cross-spine
+  EXPECT_EQ(row_of(page, "61"), (std::vector<std::string>{"61", "RUNNING", "fabricfit", "ring",
+                                                          "gpu[006-007]", "1", "nvl2", "0%"}));
+  // Slurm placed it (no domains recorded): the domains of its hosts.
+  EXPECT_EQ(row_of(page, "62")[6], "nvl0, nvl1");
+  EXPECT_EQ(row_of(page, "63")[6], "nvl0, nvl1");
+  EXPECT_EQ(row_of(page, "64")[6], "(none)");
+}
+
+TEST(HtmlReport, AFabricWithoutDomainsShowsNone) {
+  const Fabric f = fabric();
+  const LocalityIndex index(f);
+  const std::string page = html_report(f, index, GpuState::uniform(index.host_count(), 8),
+                                       {recorded(71, "gpu[001-002]", "fabricfit placement=fabricfit")}, "c");
+  const std::string body = page.substr(page.find("<body>"));
+  for (const char* mark : {"nvlink-domains", "data-domain", "domain-mark", "dom-0", "NVLink"})
+    EXPECT_EQ(body.find(mark), std::string::npos) << mark;
+  EXPECT_EQ(row_of(page, "71").size(), 7u);
+}
