@@ -111,13 +111,17 @@ fi
 # tests mostly wait on Slurm, so the builds overlap them instead of adding to the run.
 # Sequential, each into its own prefix; current.env (the default release) is not touched.
 # The loop further down waits for them and reads each one's exit status.
+# The default release is never rebuilt here: its Slurm runs the lab tests meanwhile.
 prebuild_pid=
+default_release=$(. "${FABRICFIT_SLURM_ENV:-/opt/fabricfit/slurm/current.env}" 2> /dev/null && echo "${SLURM_VERSION:-}")
 if [ -n "$releases" ] && [ "$unit_only" = no ]; then
-  echo "== Slurm $releases: builds started beside the lab tests (nice 19; logs $log_dir/setup-*.log)"
-  for r in $releases; do rm -f "$log_dir/setup-$r.rc"; done
+  echo "== Slurm $releases: builds started beside the lab tests (nice 19, idle I/O; logs $log_dir/setup-*.log)"
+  for r in $releases; do rm -f "$log_dir/setup-$r.rc" "$log_dir/build-$r.log"; done
   (
     renice -n 19 -p "$BASHPID" > /dev/null
+    ionice -c 3 -p "$BASHPID" 2> /dev/null || true
     for r in $releases; do
+      if [ "$r" = "$default_release" ]; then echo 0 > "$log_dir/setup-$r.rc"; continue; fi
       "$top/contrib/setup-slurm.sh" --release "$r" > "$log_dir/setup-$r.log" 2>&1
       echo $? > "$log_dir/setup-$r.rc"
     done

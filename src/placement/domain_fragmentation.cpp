@@ -11,6 +11,7 @@ DomainFragmentation measure_domain_fragmentation(const LocalityIndex& index, con
     const auto hosts = index.hosts_of_domain(d);
     c.hosts = static_cast<int>(hosts.size());
     for (const int h : hosts) {
+      // A host the GPU state does not cover has nothing free: its domain is never whole.
       if (h >= gpus.host_count()) continue;
       c.whole_free_hosts += gpus.whole_free(h) ? 1 : 0;
       c.free_gpus += gpus.free[h];

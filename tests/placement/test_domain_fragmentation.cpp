@@ -33,7 +33,7 @@ TEST(DomainFragmentation, TheSameFreeHostsSpreadOverDomainsHoldLess) {
   // Four busy hosts packed into nvl0: nvl1 and nvl2 stay whole.
   GpuState packed = GpuState::uniform(16, 8);
   for (int h : {0, 1, 2, 3}) packed.free[h] = 0;
-  // Four busy hosts, one or two per domain: no domain is whole, and nvl1 no longer holds a half.
+  // Four busy hosts, one or two per domain: no domain is whole, and nvl1 holds one half, not two.
   GpuState spread = GpuState::uniform(16, 8);
   for (int h : {0, 4, 5, 8}) spread.free[h] = 0;
   const auto p = measure_domain_fragmentation(index, packed);

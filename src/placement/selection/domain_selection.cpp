@@ -104,14 +104,14 @@ std::optional<std::vector<DomainTake>> best_fit_set(const std::vector<int>& orde
   return set;
 }
 
-// The first domains of `order` that hold `needed` segments, when k of them do.
+// The first domains of `order` that hold `needed` segments, when k of them do: the rest
+// from the next domain in that order, not the tightest one anywhere (best_fit_set).
 std::optional<std::vector<DomainTake>> first_fit_set(const std::vector<int>& order, const DomainView& v,
                                                      int k, int needed) {
   std::vector<DomainTake> set;
   int have = 0;
   for (int d : order) {
     if (have >= needed || static_cast<int>(set.size()) == k) break;
-    if (v.segments[d] == 0) continue;
     const int take = std::min(v.segments[d], needed - have);
     set.push_back({d, take});
     have += take;
@@ -269,23 +269,24 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
   };
   offer_groups(v.leaf, index.leaf_group_count());
   if (index.pod_count() > 0) offer_groups(v.pod, index.pod_count());
-  // Sets that fill few leaf groups: each of the groups holding the most segments first in
-  // turn, then the others (its pod's first) by the segments they hold and their uplinks. The sets above take
-  // the fullest domains wherever they are, and a job no leaf group holds alone would have no
-  // other: these give the scoring below a choice by the traffic between leaf groups and the
+  // A job no leaf group holds alone: sets that fill few leaf groups, each of the groups
+  // holding the most segments first in turn, then the others (its pod's first) by the
+  // segments they hold and their uplinks. The fabric-wide set takes the fullest domains wherever they are and
+  // would be the only one: these give the scoring below a choice by the traffic between leaf groups and the
   // health of their uplinks.
-  {
-    const int groups = index.leaf_group_count();
-    std::vector<std::vector<int>> members(groups);
-    std::vector<int> sum(groups, 0), loose;  // loose: domains over several leaf groups
-    for (int d : order) {
-      if (v.leaf[d] < 0) {
-        loose.push_back(d);
-        continue;
-      }
-      members[v.leaf[d]].push_back(d);
-      sum[v.leaf[d]] += v.segments[d];
+  const int groups = index.leaf_group_count();
+  std::vector<std::vector<int>> members(groups);
+  std::vector<int> sum(groups, 0), loose;  // loose: domains over several leaf groups
+  for (int d : order) {
+    if (v.segments[d] == 0) continue;
+    if (v.leaf[d] < 0) {
+      loose.push_back(d);
+      continue;
     }
+    members[v.leaf[d]].push_back(d);
+    sum[v.leaf[d]] += v.segments[d];
+  }
+  if (std::ranges::none_of(sum, [&](int n) { return n >= needed; })) {
     std::vector<int> by_sum;
     for (int g = 0; g < groups; ++g) {
       if (sum[g] > 0) by_sum.push_back(g);
@@ -296,7 +297,8 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
       if (sum[a] != sum[b]) return sum[a] > sum[b];
       return index.leaf_group(a).stretch < index.leaf_group(b).stretch;
     });
-    for (std::size_t i = 0; i < by_sum.size() && i < kDomainSets; ++i) {
+    const std::size_t cap = sets.size() + 2 * kDomainSets;
+    for (std::size_t i = 0; i < by_sum.size() && sets.size() < cap; ++i) {
       const int anchor = by_sum[i];
       const int pod = index.pod_of_leaf_group(anchor);
       std::vector<int> others;
@@ -308,6 +310,9 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
       std::vector<int> from = members[anchor];
       for (int g : others) from.insert(from.end(), members[g].begin(), members[g].end());
       from.insert(from.end(), loose.begin(), loose.end());
+      // The rest from the tightest domain (a whole domain stays whole), and from the next
+      // one in this order (the rest stays near, off degraded uplinks): the cost decides.
+      offer(from);
       add(first_fit_set(from, v, k, needed));
     }
   }

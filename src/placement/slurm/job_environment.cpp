@@ -33,7 +33,7 @@ std::vector<int> cabled_ports(const Fabric& fabric, Vertex hca) {
   return ports;
 }
 
-// The NVLink domains of the job's hosts, each once, in rank order; hosts in no domain add none.
+// The NVLink domains of the job's hosts, each once, in node-list order; hosts in no domain add none.
 std::vector<std::string> job_domains(const LocalityIndex& index, const JobPlacementFacts& facts) {
   std::vector<std::string> names;
   for (const int h : facts.hosts) {
@@ -121,6 +121,15 @@ JobEnvironment job_environment(const Fabric& fabric, const LocalityIndex& index,
     env.vars.emplace_back("FABRICFIT_NVLINK_DOMAINS", fmt::format("{}", fmt::join(domains, ",")));
 
   if (!site.nccl_settings || in.pattern.kind == PatternKind::None) return env;
+  // Inside one NVLink domain NCCL's peers are reachable over NVLink: require it, so that a
+  // job that cannot use it (fabric not registered, no IMEX channel) fails instead of running
+  // over InfiniBand at a thirty-sixth of the bandwidth. Across domains NCCL's default (use it where it can)
+  // stays, with the IB settings below for the traffic between domains. A fact of the job,
+  // not of this node: set before the per-node HCA check, so every rank agrees.
+  const bool one_domain =
+      facts.unknown.empty() && facts.hosts.size() > 1 && domains.size() == 1 &&
+      std::ranges::all_of(facts.hosts, [&](int h) { return index.domain_of(h).has_value(); });
+  if (site.imex && one_domain) env.vars.emplace_back("NCCL_MNNVL_ENABLE", "1");
   const auto host = index.find_host(in.node);
   const std::string hcas = host ? nccl_ib_hca(fabric, *host) : std::string();
   if (hcas.empty()) {
@@ -140,14 +149,6 @@ JobEnvironment job_environment(const Fabric& fabric, const LocalityIndex& index,
   // One aggregation tree: a two-tier fabric is one; on three tiers, one pod's spines.
   const bool one_tree = all_placed && (index.pod_count() == 0 || facts.pods.size() <= 1);
   if (site.sharp && fabric.sharp_nodes > 0 && one_tree) env.vars.emplace_back("NCCL_COLLNET_ENABLE", "1");
-  // Inside one NVLink domain NCCL's peers are reachable over NVLink: require it, so that a
-  // missing IMEX channel fails at ncclCommInit instead of running over InfiniBand at a
-  // thirty-sixth of the bandwidth. Across domains NCCL's default (use it where it can)
-  // stays, with the IB settings above for the traffic between domains.
-  const bool one_domain =
-      facts.unknown.empty() && facts.hosts.size() > 1 && domains.size() == 1 &&
-      std::ranges::all_of(facts.hosts, [&](int h) { return index.domain_of(h).has_value(); });
-  if (site.imex && one_domain) env.vars.emplace_back("NCCL_MNNVL_ENABLE", "1");
   return env;
 }
 

@@ -176,7 +176,7 @@ TEST(JobEnvironment, MultiNodeJobInsideOneDomainRequiresMnnvlWhereTheSiteRunsIme
   // Across domains: NCCL's own default (MNNVL inside each, IB between), IB settings kept.
   const auto across = as_map(job_environment(f, index, site, job("gpu001", {"gpu003", "gpu001", "gpu002"})));
   EXPECT_EQ(across.count("NCCL_MNNVL_ENABLE"), 0u);
-  EXPECT_EQ(across.at("FABRICFIT_NVLINK_DOMAINS"), "nvl1,nvl0");  // rank order
+  EXPECT_EQ(across.at("FABRICFIT_NVLINK_DOMAINS"), "nvl1,nvl0");  // node-list order
   EXPECT_EQ(across.at("NCCL_IB_HCA"), "=mlx5_0:1");
 
   // A host in no domain with one in a domain: no NVLink between them.
