@@ -7,6 +7,14 @@
 #include "common/hostlist_expand.hpp"
 
 namespace fabricfit {
+namespace {
+
+// As many nodes as one hostlist may name (hostlist_expand.cpp), far more than any cluster
+// has: without a bound on the whole file, a few lines of wide ranges (a[0-262143],
+// b[0-262143], ...) would take gigabytes to read, as the fuzz target found.
+constexpr std::size_t kMaxNodes = std::size_t{1} << 18;
+
+}  // namespace
 
 void SlurmBlockSet::fail(int line, const std::string& why) const {
   throw SlurmBlocksError(fmt::format("{}:{}: {}", out_.origin, line, why));
@@ -25,6 +33,9 @@ void SlurmBlockSet::add_nodes(std::string_view hostlist, std::string_view key, i
     names = expand_hostlist(hostlist);
   } catch (const HostlistError& e) {
     fail(line, fmt::format("block {}: bad hostlist {}{}: {}", block_.name, key, hostlist, e.what()));
+  }
+  if (names.size() > kMaxNodes - node_block_.size()) {
+    fail(line, fmt::format("block {}: more than {} nodes in all blocks", block_.name, kMaxNodes));
   }
   for (std::string& n : names) {
     const auto [it, fresh] = node_block_.emplace(n, block_.name);

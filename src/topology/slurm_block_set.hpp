@@ -23,8 +23,8 @@ class SlurmBlockSet {
   void open(const std::string& name, int line);
 
   // Adds the nodes of `hostlist` to the open block; `key` is how the file writes their key
-  // ("Nodes=", "nodes: "), for errors, `line` where they were read. Refuses a bad hostlist
-  // and a node already in a block (this one or another).
+  // ("Nodes=", "nodes: "), for errors, `line` where they were read. Refuses a bad hostlist,
+  // a node already in a block (this one or another), and more than 2^18 nodes in all.
   void add_nodes(std::string_view hostlist, std::string_view key, int line);
 
   // Ends the open block.

@@ -154,6 +154,10 @@ TEST(SlurmTopologyYaml, EachFaultNamesFileLineAndReason) {
             "topology.yaml:7: node gpu002 of block b is already in block a (line 4)");
   EXPECT_EQ(yaml_error(head + "      - block: a\n        nodes: gpu[001-002],gpu001\n"),
             "topology.yaml:5: node gpu001 is listed twice in block a");
+  EXPECT_EQ(
+      yaml_error(head +
+                 "      - {block: a, nodes: 'a[0-199999]'}\n      - block: b\n        nodes: b[0-62144]\n"),
+      "topology.yaml:6: block b: more than 262144 nodes in all blocks");
   EXPECT_EQ(yaml_error(head + "      - gpu001\n"),
             "topology.yaml:4: a block is a mapping (block: NAME, nodes: HOSTLIST)");
   EXPECT_EQ(yaml_error("- topology: nvl\n  block:\n    blocks: []\n"),
