@@ -62,7 +62,7 @@ EOF
 PACKAGES=(
   slurmctld slurmd slurm-client slurm-wlm-basic-plugins libslurm-dev munge libmunge-dev
   dpkg-dev build-essential autoconf automake libtool pkg-config
-  libboost-graph-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+  libboost-graph-dev libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
   libibnetdisc-dev libibmad-dev libibumad-dev
   libhwloc-dev libjson-c-dev libyaml-dev libpam0g-dev
   iproute2 procps ca-certificates

@@ -59,7 +59,7 @@ PACKAGES=(
   munge libmunge-dev libjson-c-dev libyaml-dev libhwloc-dev libssl-dev
   libmariadb-dev mariadb-server-core mariadb-client-core
   libibnetdisc-dev libibmad-dev libibumad-dev infiniband-diags ibsim-utils libumad2sim0 opensm
-  libboost-graph-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+  libboost-graph-dev libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy clang
   # clang's libFuzzer and sanitizer runtimes (`make fuzz`, contrib/run-sanitizers.sh): only a

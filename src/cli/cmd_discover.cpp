@@ -3,8 +3,8 @@
 // from an ibnetdiscover text or ibnd cache file), builds the Fabric model and writes
 // it as a snapshot, atomically. A partial discovery is refused unless --allow-partial,
 // and is then marked partial in the snapshot. --blocks adds the NVLink domains of a
-// Slurm block topology.conf, --nvlink-report those the nodes' own `nvidia-smi -q` report;
-// a file that does not read whole writes no snapshot.
+// Slurm block topology.conf or topology.yaml, --nvlink-report those the nodes' own
+// `nvidia-smi -q` report; a file that does not read whole writes no snapshot.
 #include <fmt/format.h>
 #include <filesystem>
 #include <memory>
@@ -17,6 +17,7 @@
 #include "topology/readers/fabric_source.hpp"
 #include "topology/readers/ibnd_planes.hpp"
 #include "topology/readers/nvlink_report_domains.hpp"
+#include "topology/readers/slurm_topology_yaml.hpp"
 #include "topology/slurm_blocks.hpp"
 #include "topology/subnet_merge.hpp"
 
@@ -32,8 +33,9 @@ struct DiscoverOptions {
   std::vector<std::string> cas;   // local CAs to discover from; empty: every active port
   std::string format = "auto";
   std::string output;
-  std::string blocks;         // a topology.conf with BlockName lines: the NVLink domains
-  std::string nvlink_report;  // the nodes' nvidia-smi -q: the NVLink domains they report
+  std::string blocks;           // a topology.conf or .yaml with blocks: the NVLink domains
+  std::string blocks_topology;  // which topology of a topology.yaml (empty: its default)
+  std::string nvlink_report;    // the nodes' nvidia-smi -q: the NVLink domains they report
   bool allow_partial = false;
   bool quiet = false;
   DiscoveryOptions live;
@@ -48,7 +50,7 @@ int run_discover(const DiscoverOptions& opt) {
   const ModelOptions options = model_options(opt.model);
   // Read before discovering, so that a bad file fails fast; resolved against the hosts after.
   std::optional<SlurmBlocks> blocks;
-  if (!opt.blocks.empty()) blocks = load_slurm_blocks(opt.blocks);
+  if (!opt.blocks.empty()) blocks = load_slurm_block_file(opt.blocks, opt.blocks_topology);
   std::optional<NvlinkReport> report;
   NvlinkReportDomains reported;
   if (!opt.nvlink_report.empty()) {
@@ -77,6 +79,7 @@ int run_discover(const DiscoverOptions& opt) {
   if (blocks) {
     set_nvlink_domains(fabric, domains_of_blocks(*blocks, fabric));
     info.options.emplace_back("nvlink_blocks", std::filesystem::absolute(opt.blocks).string());
+    if (!blocks->topology.empty()) info.options.emplace_back("nvlink_blocks_topology", blocks->topology);
   }
   if (report) {
     set_nvlink_domains(fabric, domains_of_nvlink_report(*report, reported, fabric));
@@ -115,10 +118,14 @@ Action add_discover_command(CLI::App& app) {
   cmd->add_option("--max-smps", opt->live.max_smps, "SMPs in flight at once (more is faster; default 2)");
   auto* blocks =
       cmd->add_option("--blocks", opt->blocks,
-                      "Slurm topology.conf with topology/block BlockName=NAME Nodes=HOSTLIST lines: "
-                      "each block is an NVLink domain (e.g. an NVL72 rack); every node must be a "
-                      "host of the fabric")
+                      "Slurm topology.conf with topology/block BlockName=NAME Nodes=HOSTLIST lines, or "
+                      "topology.yaml with a block section: each block is an NVLink domain (e.g. an NVL72 "
+                      "rack); every node must be a host of the fabric")
           ->check(CLI::ExistingFile);
+  cmd->add_option("--blocks-topology", opt->blocks_topology,
+                  "The topology of a --blocks topology.yaml to read (default: the cluster_default one if it "
+                  "has blocks, else the only one with blocks)")
+      ->needs("--blocks");
   cmd->add_option("--nvlink-report", opt->nvlink_report,
                   "The nodes' `nvidia-smi -q` (pdsh or clush output, or a directory of one file per node): "
                   "nodes whose GPUs report the same Fabric ClusterUUID and CliqueId are an NVLink domain; "

@@ -2,18 +2,15 @@
 #include "topology/slurm_blocks.hpp"
 
 #include <fmt/format.h>
-#include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
-#include <map>
 #include <sstream>
 
 #include "common/atomic_file.hpp"
 #include "common/conf_lines.hpp"
 #include "common/hostlist.hpp"
-#include "common/hostlist_expand.hpp"
 #include "common/iequals.hpp"
+#include "topology/slurm_block_set.hpp"
 
 namespace fabricfit {
 namespace {
@@ -24,7 +21,7 @@ struct Word {
 
 class Parser {
  public:
-  explicit Parser(const std::string& origin) { out_.origin = origin; }
+  explicit Parser(const std::string& origin) : set_(origin) {}
 
   // One logical line (continuations joined), `line` its first line's number.
   void line(const std::string& text, int line) {
@@ -53,74 +50,51 @@ class Parser {
   }
 
   SlurmBlocks finish() {
-    if (out_.blocks.empty()) throw SlurmBlocksError(fmt::format("{}: no BlockName line", out_.origin));
-    return std::move(out_);
+    SlurmBlocks out = set_.take();
+    if (out.blocks.empty()) throw SlurmBlocksError(fmt::format("{}: no BlockName line", out.origin));
+    out.block_sizes = std::move(sizes_);
+    return out;
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
-    throw SlurmBlocksError(fmt::format("{}:{}: {}", out_.origin, line_, why));
-  }
+  [[noreturn]] void fail(const std::string& why) const { set_.fail(line_, why); }
 
   void block(const std::vector<Word>& words) {
-    SlurmBlock b;
-    b.name = words.front().value;
-    b.line = line_;
-    if (b.name.empty()) fail("BlockName= without a name");
-    if (const auto it = block_line_.find(b.name); it != block_line_.end()) {
-      fail(fmt::format("block {} is named twice (first on line {})", b.name, it->second));
-    }
+    const std::string& name = words.front().value;
+    if (name.empty()) fail("BlockName= without a name");
+    set_.open(name, line_);
     bool have_nodes = false;
     for (std::size_t i = 1; i < words.size(); ++i) {
       const Word& w = words[i];
       if (!iequals(w.key, "Nodes")) {
         fail(fmt::format("unknown key '{}' on a BlockName line (it takes Nodes= only)", w.key));
       }
-      if (have_nodes) fail(fmt::format("block {} has Nodes= twice", b.name));
+      if (have_nodes) fail(fmt::format("block {} has Nodes= twice", name));
       have_nodes = true;
-      if (w.value.empty()) fail(fmt::format("block {}: Nodes= without nodes", b.name));
-      std::vector<std::string> names;
-      try {
-        names = expand_hostlist(w.value);
-      } catch (const HostlistError& e) {
-        fail(fmt::format("block {}: bad hostlist Nodes={}: {}", b.name, w.value, e.what()));
-      }
-      for (std::string& n : names) {
-        const auto [it, fresh] = node_block_.emplace(n, b.name);
-        if (!fresh) {
-          fail(it->second == b.name ? fmt::format("node {} is listed twice in block {}", n, b.name)
-                                    : fmt::format("node {} of block {} is already in block {} (line {})", n,
-                                                  b.name, it->second, block_line_.at(it->second)));
-        }
-        b.nodes.push_back(std::move(n));
-      }
+      if (w.value.empty()) fail(fmt::format("block {}: Nodes= without nodes", name));
+      set_.add_nodes(w.value, "Nodes=", line_);
     }
-    if (!have_nodes) fail(fmt::format("block {} has no Nodes=", b.name));
-    block_line_.emplace(b.name, line_);
-    out_.blocks.push_back(std::move(b));
+    if (!have_nodes) fail(fmt::format("block {} has no Nodes=", name));
+    set_.close();
   }
 
   void sizes(const std::string& value) {
-    if (!out_.block_sizes.empty()) fail("BlockSizes= twice");
+    if (!sizes_.empty()) fail("BlockSizes= twice");
     std::string_view rest = value;
     while (true) {
       const auto comma = rest.find(',');
       const std::string_view item = rest.substr(0, comma);
-      int n = 0;
-      const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
-      if (item.empty() || ec != std::errc() || end != item.data() + item.size() || n <= 0) {
-        fail(fmt::format("BlockSizes={}: '{}' is not a positive number", value, item));
-      }
-      out_.block_sizes.push_back(n);
+      const auto n = parse_block_size(item);
+      if (!n) fail(fmt::format("BlockSizes={}: '{}' is not a positive number", value, item));
+      sizes_.push_back(*n);
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }
   }
 
-  SlurmBlocks out_;
+  SlurmBlockSet set_;
+  std::vector<int> sizes_;
   int line_ = 0;
-  std::map<std::string, int, std::less<>> block_line_;          // block -> its line
-  std::map<std::string, std::string, std::less<>> node_block_;  // node -> its block
 };
 
 }  // namespace
@@ -131,12 +105,16 @@ SlurmBlocks parse_slurm_blocks(std::string_view text, const std::string& origin)
   return parser.finish();
 }
 
-SlurmBlocks load_slurm_blocks(const std::filesystem::path& path) {
+std::string read_slurm_blocks_file(const std::filesystem::path& path) {
   std::string text;
   if (!read_whole_file(path.c_str(), text)) {
     throw SlurmBlocksError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
   }
-  return parse_slurm_blocks(text, path.string());
+  return text;
+}
+
+SlurmBlocks load_slurm_blocks(const std::filesystem::path& path) {
+  return parse_slurm_blocks(read_slurm_blocks_file(path), path.string());
 }
 
 std::vector<NvlinkDomain> domains_of_blocks(const SlurmBlocks& blocks, const Fabric& fabric) {

@@ -38,6 +38,7 @@ struct SlurmBlocks {
   std::string origin;  // the file, for errors
   std::vector<SlurmBlock> blocks;
   std::vector<int> block_sizes;  // BlockSizes=, when given (kept, not used by fabricfit)
+  std::string topology;          // the topology.yaml topology read (empty: a topology.conf)
 };
 
 // Reads the text of a block topology.conf. Refuses, naming the line: a line that is not
@@ -46,8 +47,13 @@ struct SlurmBlocks {
 // a block named twice, a node in two blocks or twice in one; and a file with no block.
 [[nodiscard]] SlurmBlocks parse_slurm_blocks(std::string_view text, const std::string& origin);
 
-// Reads and parses a file. Throws SlurmBlocksError.
+// Reads and parses a file. Throws SlurmBlocksError. (A file that may be a topology.yaml:
+// load_slurm_block_file, topology/readers/slurm_topology_yaml.hpp.)
 [[nodiscard]] SlurmBlocks load_slurm_blocks(const std::filesystem::path& path);
+
+// The whole text of a file of blocks (either format); throws SlurmBlocksError "FILE: cannot
+// read: why".
+[[nodiscard]] std::string read_slurm_blocks_file(const std::filesystem::path& path);
 
 // The blocks as NVLink domains of `fabric`: node names are host names (the names the
 // fabric's hosts got from their HCAs or the node-name-map, which are Slurm's node names).

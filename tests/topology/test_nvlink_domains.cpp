@@ -149,6 +149,11 @@ TEST(SlurmBlocks, EachFaultNamesFileLineAndReason) {
             "topology.conf:3: block b: bad hostlist Nodes=n[1: " +
                 testing::message_of<HostlistError>([] { (void)expand_hostlist("n[1"); }, "?"));
   EXPECT_EQ(blocks_error("# nothing\n\n"), "topology.conf: no BlockName line");
+  // A bound on the whole file, not only on one hostlist: a few short lines must not take
+  // gigabytes.
+  EXPECT_EQ(blocks_error("BlockName=a Nodes=a[0-199999]\nBlockName=b Nodes=b[0-62143]\n"), "(accepted)");
+  EXPECT_EQ(blocks_error("BlockName=a Nodes=a[0-199999]\nBlockName=b Nodes=b[0-62144]\n"),
+            "topology.conf:2: block b: more than 262144 nodes in all blocks");
   EXPECT_EQ(blocks_error("BlockName=a Nodes=n1\n"), "(accepted)");
 }
 

@@ -19,6 +19,7 @@
 #include "site/site_config.hpp"
 #include "topology/node_name_map.hpp"
 #include "topology/readers/ibnetdiscover_reader.hpp"
+#include "topology/readers/slurm_topology_yaml.hpp"
 #include "topology/slurm_blocks.hpp"
 #include "topology/snapshot.hpp"
 
@@ -27,10 +28,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> fixtures_in(const std::string& dir) {
+// The files of tests/fixtures/DIR (those whose names end in `ext` when given), sorted.
+std::vector<fs::path> fixtures_in(const std::string& dir, const std::string& ext = {}) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(std::string(FF_SOURCE_DIR) + "/tests/fixtures/" + dir)) {
-    if (entry.is_regular_file()) files.push_back(entry.path());
+    if (entry.is_regular_file() && (ext.empty() || entry.path().extension() == ext))
+      files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -113,7 +116,7 @@ TEST(SeedFixtures, SnapshotsOfTheCurrentFormatLoad) {
 }
 
 TEST(SeedFixtures, SlurmBlocksParseOrNameTheLine) {
-  const auto files = fixtures_in("slurm-blocks");
+  const auto files = fixtures_in("slurm-blocks", ".conf");
   ASSERT_EQ(files.size(), 3u);
   try {
     (void)parse_slurm_blocks(read_all(files[0]), "node-in-two-blocks.conf");
@@ -128,6 +131,22 @@ TEST(SeedFixtures, SlurmBlocksParseOrNameTheLine) {
   EXPECT_EQ(racks.blocks[3].line, 5);
   EXPECT_EQ(racks.block_sizes, (std::vector<int>{18, 36, 72}));
   EXPECT_EQ(parse_slurm_blocks(read_all(files[2]), "two-blocks.conf").blocks.size(), 2u);
+}
+
+TEST(SeedFixtures, SlurmTopologyYamlsParseOrNameTheLine) {
+  const auto files = fixtures_in("slurm-blocks", ".yaml");
+  ASSERT_EQ(files.size(), 6u);
+  for (const auto& f : files) {
+    const std::string name = f.filename().string();
+    const bool good = name == "nvl72.yaml" || name == "two-topologies.yaml";
+    try {
+      EXPECT_FALSE(parse_slurm_topology_yaml(read_all(f), name).blocks.empty()) << name;
+      EXPECT_TRUE(good) << name << " was accepted";
+    } catch (const SlurmBlocksError& e) {
+      EXPECT_FALSE(good) << e.what();
+      EXPECT_TRUE(std::string(e.what()).starts_with(name + ":")) << e.what();
+    }
+  }
 }
 
 TEST(SeedFixtures, SlurmNodeLinesParseOrNameTheLine) {
