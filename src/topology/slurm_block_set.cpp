@@ -14,6 +14,16 @@ namespace {
 // b[0-262143], ...) would take gigabytes to read, as the fuzz target found.
 constexpr std::size_t kMaxNodes = std::size_t{1} << 18;
 
+// A name a topology.conf can hold, as Slurm's names are: a YAML string can be anything, but
+// a space, '#' (a comment), '\\' (a continued line) or a control character would not read
+// back from the BlockName lines fabricfit writes, and no Slurm node is so named.
+bool conf_word(std::string_view name) {
+  for (const char c : name) {
+    if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f' || c == '#' || c == '\\') return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void SlurmBlockSet::fail(int line, const std::string& why) const {
@@ -24,6 +34,8 @@ void SlurmBlockSet::open(const std::string& name, int line) {
   if (const auto it = block_line_.find(name); it != block_line_.end()) {
     fail(line, fmt::format("block {} is named twice (first on line {})", name, it->second));
   }
+  if (!conf_word(name))
+    fail(line, fmt::format("block name '{}' has a space, '#', '\\' or a control character", name));
   block_ = SlurmBlock{.name = name, .nodes = {}, .line = line};
 }
 
@@ -38,6 +50,10 @@ void SlurmBlockSet::add_nodes(std::string_view hostlist, std::string_view key, i
     fail(line, fmt::format("block {}: more than {} nodes in all blocks", block_.name, kMaxNodes));
   }
   for (std::string& n : names) {
+    if (!conf_word(n)) {
+      fail(line, fmt::format("block {}: node name '{}' has a space, '#', '\\' or a control character",
+                             block_.name, n));
+    }
     const auto [it, fresh] = node_block_.emplace(n, block_.name);
     if (!fresh) {
       fail(line, it->second == block_.name

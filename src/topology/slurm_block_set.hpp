@@ -19,7 +19,8 @@ class SlurmBlockSet {
  public:
   explicit SlurmBlockSet(const std::string& origin) { out_.origin = origin; }
 
-  // Starts block `name`, read at `line`. Refuses a name taken by an earlier block.
+  // Starts block `name`, read at `line`. Refuses a name taken by an earlier block, and one
+  // with a space, '#', '\' or a control character (as a node name below).
   void open(const std::string& name, int line);
 
   // Adds the nodes of `hostlist` to the open block; `key` is how the file writes their key

@@ -149,6 +149,9 @@ TEST(SlurmBlocks, EachFaultNamesFileLineAndReason) {
             "topology.conf:3: block b: bad hostlist Nodes=n[1: " +
                 testing::message_of<HostlistError>([] { (void)expand_hostlist("n[1"); }, "?"));
   EXPECT_EQ(blocks_error("# nothing\n\n"), "topology.conf: no BlockName line");
+  // A trailing '\' would continue the line fabricfit writes: no name has one anywhere.
+  EXPECT_EQ(blocks_error("BlockName=a Nodes=n1\\ \n"),
+            "topology.conf:1: block a: node name 'n1\\' has a space, '#', '\\' or a control character");
   // A bound on the whole file, not only on one hostlist: a few short lines must not take
   // gigabytes.
   EXPECT_EQ(blocks_error("BlockName=a Nodes=a[0-199999]\nBlockName=b Nodes=b[0-62143]\n"), "(accepted)");

@@ -7,9 +7,11 @@
 #include "topology/readers/slurm_topology_yaml.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include "topology/slurm_block_set.hpp"
@@ -35,6 +37,37 @@ struct Topology {
   bool cluster_default = false;
   std::string kind;  // its plugin section's key, for errors ("" when none is known)
   std::optional<SlurmBlocks> blocks;
+};
+
+// Where each document of a YAML stream starts, up to `most` of them, events otherwise
+// ignored. Not YAML::LoadAll: yaml-cpp 0.7's loops on a stray ',' (",- a"), adding empty
+// documents until memory runs out (fixed upstream after 0.8, jbeder/yaml-cpp#1319; found by
+// fuzz_slurm_topology_yaml). Throws YAML::ParserException as the parser does.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  static std::vector<YAML::Mark> of(const std::string& text, std::size_t most) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    while (starts.marks_.size() < most && parser.HandleNextDocument(starts)) {
+    }
+    return std::move(starts.marks_);
+  }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { marks_.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  }
+  void OnMapEnd() override {}
+
+ private:
+  std::vector<YAML::Mark> marks_;
 };
 
 class Reader {
@@ -218,16 +251,24 @@ class Reader {
   }
 
   SlurmBlocks read(std::string_view text, const std::string& wanted) const {
-    std::vector<YAML::Node> docs;
+    const std::string yaml(text);
+    YAML::Node top;
     try {
-      docs = YAML::LoadAll(std::string(text));
+      const std::vector<YAML::Mark> starts = DocumentStarts::of(yaml, 2);
+      if (starts.size() > 1) {
+        // yaml-cpp stuck where it began (a stray ','), or a real second document further on
+        const YAML::Mark& at = starts[1];
+        if (at.pos <= starts[0].pos && static_cast<std::size_t>(at.pos) < yaml.size()) {
+          fail(at.line + 1, fmt::format("'{}' cannot start a YAML node", yaml[at.pos]));
+        }
+        fail(at.line + 1, "a second YAML document (a topology.yaml is one)");
+      }
+      top = YAML::Load(yaml);
     } catch (const YAML::Exception& e) {  // ParserException, DeepRecursion: a mark, a reason
       if (e.mark.is_null()) fail(e.msg);
       fail(e.mark.line + 1, e.msg);
     }
-    if (docs.empty() || docs.front().IsNull()) fail("no topology (the file is empty)");
-    if (docs.size() > 1) fail(line_of(docs[1]), "a second YAML document (a topology.yaml is one)");
-    const YAML::Node& top = docs.front();
+    if (!top.IsDefined() || top.IsNull()) fail("no topology (the file is empty)");
     std::vector<Topology> all;
     if (top.IsMap()) {
       all.push_back(topology(top));  // Slurm takes a mapping as a list of one topology
