@@ -117,14 +117,14 @@ std::vector<std::string> distinct_names(std::span<const int> hosts, NameOf name_
 std::vector<std::string> leaf_group_names_of(const LocalityIndex& index, std::span<const int> hosts) {
   return distinct_names(hosts, [&](int h) {
     const int g = index.leaf_group_of(h);
-    return g >= 0 ? index.leaf_group(g).name : std::string("(none)");
+    return g >= 0 ? index.leaf_group(g).name : std::string(kInNoneName);
   });
 }
 
 std::vector<std::string> domain_names_of(const LocalityIndex& index, std::span<const int> hosts) {
   return distinct_names(hosts, [&](int h) {
     const auto d = index.domain_of(h);
-    return d ? index.domain_name(*d) : std::string("(none)");
+    return d ? index.domain_name(*d) : std::string(kInNoneName);
   });
 }
 

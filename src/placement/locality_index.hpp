@@ -105,8 +105,11 @@ class LocalityIndex {
   int largest_domain_ = 0;
 };
 
+// The name those lists give hosts in no leaf group (no NVLink domain).
+inline constexpr std::string_view kInNoneName = "(none)";
+
 // The leaf groups (NVLink domains) that `hosts` lie in, each named once, in the hosts'
-// (rank) order; "(none)" for hosts in none. What a placement record and explain print.
+// (rank) order; kInNoneName for hosts in none. What a placement record and explain print.
 [[nodiscard]] std::vector<std::string> leaf_group_names_of(const LocalityIndex& index,
                                                            std::span<const int> hosts);
 [[nodiscard]] std::vector<std::string> domain_names_of(const LocalityIndex& index,

@@ -104,6 +104,24 @@ std::optional<std::vector<DomainTake>> best_fit_set(const std::vector<int>& orde
   return set;
 }
 
+// The domains of `order` that have a segment to give, by group (group_of[d]; -1: in none),
+// in that order, and the segments each group holds.
+struct GroupedDomains {
+  std::vector<std::vector<int>> members;
+  std::vector<int> segments;
+};
+
+GroupedDomains group_domains(const std::vector<int>& order, const DomainView& v,
+                             const std::vector<int>& group_of, int groups) {
+  GroupedDomains g{std::vector<std::vector<int>>(groups), std::vector<int>(groups, 0)};
+  for (int d : order) {
+    if (v.segments[d] == 0 || group_of[d] < 0) continue;
+    g.members[group_of[d]].push_back(d);
+    g.segments[group_of[d]] += v.segments[d];
+  }
+  return g;
+}
+
 // The first domains of `order` that hold `needed` segments, when k of them do: the rest
 // from the next domain in that order, not the tightest one anywhere (best_fit_set).
 std::optional<std::vector<DomainTake>> first_fit_set(const std::vector<int>& order, const DomainView& v,
@@ -251,44 +269,34 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
   };
   const auto offer = [&](const std::vector<int>& from) { add(best_fit_set(from, v, k, needed)); };
   offer(order);
-  const auto offer_groups = [&](const std::vector<int>& group_of, int groups) {
-    std::vector<std::vector<int>> members(groups);
-    for (int d : order) {
-      if (group_of[d] >= 0) members[group_of[d]].push_back(d);
-    }
+  // Each group that holds the job alone, the tightest first.
+  const auto offer_groups = [&](const GroupedDomains& g) {
     std::vector<std::pair<int, int>> holding;  // (segments, group)
-    for (int g = 0; g < groups; ++g) {
-      int sum = 0;
-      for (int d : members[g]) sum += v.segments[d];
-      if (sum >= needed) holding.emplace_back(sum, g);
+    for (std::size_t i = 0; i < g.segments.size(); ++i) {
+      if (g.segments[i] >= needed) holding.emplace_back(g.segments[i], static_cast<int>(i));
     }
     std::sort(holding.begin(), holding.end());
     for (std::size_t i = 0; i < holding.size() && sets.size() < kDomainSets; ++i) {
-      offer(members[holding[i].second]);
+      offer(g.members[holding[i].second]);
     }
+    return !holding.empty();
   };
-  offer_groups(v.leaf, index.leaf_group_count());
-  if (index.pod_count() > 0) offer_groups(v.pod, index.pod_count());
+  const GroupedDomains by_leaf = group_domains(order, v, v.leaf, index.leaf_group_count());
+  const bool one_group_holds = offer_groups(by_leaf);
+  if (index.pod_count() > 0) offer_groups(group_domains(order, v, v.pod, index.pod_count()));
   // A job no leaf group holds alone: sets that fill few leaf groups, each of the groups
   // holding the most segments first in turn, then the others (its pod's first) by the
-  // segments they hold and their uplinks. The fabric-wide set takes the fullest domains wherever they are and
-  // would be the only one: these give the scoring below a choice by the traffic between leaf groups and the
-  // health of their uplinks.
-  const int groups = index.leaf_group_count();
-  std::vector<std::vector<int>> members(groups);
-  std::vector<int> sum(groups, 0), loose;  // loose: domains over several leaf groups
-  for (int d : order) {
-    if (v.segments[d] == 0) continue;
-    if (v.leaf[d] < 0) {
-      loose.push_back(d);
-      continue;
+  // segments they hold and their uplinks. The fabric-wide set takes the fullest domains
+  // wherever they are and would be the only one: these give the scoring below a choice by
+  // the traffic between leaf groups and the health of their uplinks.
+  if (!one_group_holds) {
+    std::vector<int> loose;  // domains over several leaf groups
+    for (int d : order) {
+      if (v.segments[d] > 0 && v.leaf[d] < 0) loose.push_back(d);
     }
-    members[v.leaf[d]].push_back(d);
-    sum[v.leaf[d]] += v.segments[d];
-  }
-  if (std::ranges::none_of(sum, [&](int n) { return n >= needed; })) {
+    const auto& sum = by_leaf.segments;
     std::vector<int> by_sum;
-    for (int g = 0; g < groups; ++g) {
+    for (int g = 0; g < index.leaf_group_count(); ++g) {
       if (sum[g] > 0) by_sum.push_back(g);
     }
     // Equal segments: the group whose uplinks carry more per host first (a degraded or
@@ -307,8 +315,8 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
       }
       std::stable_partition(others.begin(), others.end(),
                             [&](int g) { return pod >= 0 && index.pod_of_leaf_group(g) == pod; });
-      std::vector<int> from = members[anchor];
-      for (int g : others) from.insert(from.end(), members[g].begin(), members[g].end());
+      std::vector<int> from = by_leaf.members[anchor];
+      for (int g : others) from.insert(from.end(), by_leaf.members[g].begin(), by_leaf.members[g].end());
       from.insert(from.end(), loose.begin(), loose.end());
       // The rest from the tightest domain (a whole domain stays whole), and from the next
       // one in this order (the rest stays near, off degraded uplinks): the cost decides.

@@ -33,18 +33,6 @@ std::vector<int> cabled_ports(const Fabric& fabric, Vertex hca) {
   return ports;
 }
 
-// The NVLink domains of the job's hosts, each once, in node-list order; hosts in no domain add none.
-std::vector<std::string> job_domains(const LocalityIndex& index, const JobPlacementFacts& facts) {
-  std::vector<std::string> names;
-  for (const int h : facts.hosts) {
-    const auto d = index.domain_of(h);
-    if (!d) continue;
-    const std::string& name = index.domain_name(*d);
-    if (std::ranges::find(names, name) == names.end()) names.push_back(name);
-  }
-  return names;
-}
-
 }  // namespace
 
 std::string hca_device_name(const Fabric& fabric, Vertex hca) {
@@ -116,19 +104,22 @@ JobEnvironment job_environment(const Fabric& fabric, const LocalityIndex& index,
       std::ranges::all_of(facts.hosts, [&](int h) { return index.leaf_group_of(h) >= 0; });
   if (all_placed && in.gpus_on_node > 0)
     env.vars.emplace_back("FABRICFIT_SCORE", score_words(index, facts.hosts, in.gpus_on_node, in.pattern));
-  const std::vector<std::string> domains = job_domains(index, facts);
+  // The NVLink domains of the job's hosts, in node-list order: the job is inside one when
+  // that is the only name (hosts in no domain add kInNoneName), and the variable names them
+  // without it.
+  std::vector<std::string> domains = domain_names_of(index, facts.hosts);
+  const bool one_domain = facts.unknown.empty() && facts.hosts.size() > 1 && domains.size() == 1 &&
+                          domains.front() != kInNoneName;
+  std::erase(domains, kInNoneName);
   if (!domains.empty())
     env.vars.emplace_back("FABRICFIT_NVLINK_DOMAINS", fmt::format("{}", fmt::join(domains, ",")));
 
   if (!site.nccl_settings || in.pattern.kind == PatternKind::None) return env;
   // Inside one NVLink domain NCCL's peers are reachable over NVLink: require it, so that a
   // job that cannot use it (fabric not registered, no IMEX channel) fails instead of running
-  // over InfiniBand at a thirty-sixth of the bandwidth. Across domains NCCL's default (use it where it can)
-  // stays, with the IB settings below for the traffic between domains. A fact of the job,
-  // not of this node: set before the per-node HCA check, so every rank agrees.
-  const bool one_domain =
-      facts.unknown.empty() && facts.hosts.size() > 1 && domains.size() == 1 &&
-      std::ranges::all_of(facts.hosts, [&](int h) { return index.domain_of(h).has_value(); });
+  // over InfiniBand at a thirty-sixth of the bandwidth. Across domains NCCL's default (use it
+  // where it can) stays, with the IB settings below for the traffic between domains. A fact
+  // of the job, not of this node: set before the per-node HCA check, so every rank agrees.
   if (site.imex && one_domain) env.vars.emplace_back("NCCL_MNNVL_ENABLE", "1");
   const auto host = index.find_host(in.node);
   const std::string hcas = host ? nccl_ib_hca(fabric, *host) : std::string();
