@@ -82,7 +82,7 @@ int run_discover(const DiscoverOptions& opt) {
     if (!blocks->topology.empty()) info.options.emplace_back("nvlink_blocks_topology", blocks->topology);
   }
   if (report) {
-    set_nvlink_domains(fabric, domains_of_nvlink_report(*report, reported, fabric));
+    set_nvlink_domains(fabric, domains_of_nvlink_report(*report, reported, fabric, reported.warnings));
     info.options.emplace_back("nvlink_report", std::filesystem::absolute(opt.nvlink_report).string());
     // Even with --quiet: a tray left out of its domain is a fault to see, not progress.
     for (const std::string& w : reported.warnings) fmt::print(stderr, "fabricfit: warning: {}\n", w);

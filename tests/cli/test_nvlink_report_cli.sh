@@ -4,8 +4,9 @@
 # NVLink domains from the nodes' own reports (issue 30 item 1a): `discover --nvlink-report`
 # reads pdsh output or a directory of one `nvidia-smi -q` per node, puts the domains their
 # GPUs report in the snapshot (`show --json` lists them), warns about each node it leaves
-# out (FILE:LINE: host: reason), and refuses a report that does not read whole, or names a
-# node the fabric lacks, with FILE:LINE: reason and no snapshot written. Then the node-side
+# out (FILE:LINE: host: reason) and each node the fabric lacks, and refuses a report that
+# does not read whole, or none of whose nodes the fabric has, with FILE:LINE: reason and no
+# snapshot written. Then the node-side
 # collector contrib/nvlink-report.sh, run with a fake nvidia-smi that prints a fixture:
 # what it writes, that it writes nothing on failure, and that discover reads its directory.
 # Fixtures: tests/fixtures/nvlink-report (README.md); the fabric is generated: 2 leaf groups
@@ -92,7 +93,23 @@ refused() {
   check "$name: and no new snapshot (nor a temporary file) is written" \
     bash -c '[ -z "$(find "$1" -name "$2.new.snap*" -print -quit)" ]' _ "$d" "$name"
 }
-refused unknown-host.txt "10: node gpu009 is not a host of the fabric"
+
+# A stray report (a retired node's, a login node's): warned about and left out.
+if discover_report stray "$fx/unknown-host.txt" -q; then
+  check "unknown-host.txt: gpu009, not in the fabric, is warned about and left out" \
+    test "$(cat "$d/stray.err")" = "fabricfit: warning: $fx/unknown-host.txt:10: node gpu009 is not a host of the fabric (a retired node's or a login node's report?); left out"
+  check "and gpu001 makes its domain alone" \
+    test "$("$ff" show --json "$d/stray.snap" | jq -c '[.nvlink_domains[] | [.name, .hosts]]')" = '[["nvl-9c6f5af3-4026",["gpu001"]]]'
+else
+  fail "discover --nvlink-report unknown-host.txt" "$(cat "$d/stray.err")"
+fi
+# No node of the report in the fabric: the names differ in kind, refused.
+sed 's/^gpu00\([19]\):/gpu00\1.cluster:/' "$fx/unknown-host.txt" > "$d/qualified.txt"
+cp "$d/old.snap" "$d/qualified.snap"
+err=$("$ff" discover --from "$d/f.net" --nvlink-report "$d/qualified.txt" -o "$d/qualified.snap" 2>&1)
+check "a report none of whose nodes the fabric has is refused: $err" \
+  bash -c '[[ $1 == "fabricfit: $2:1: node gpu001.cluster is not a host of the fabric, nor is any of the report'"'"'s 2 node(s) (the fabric'"'"'s hosts are named like gpu001)" ]] && cmp -s "$3" "$4"' \
+  _ "$err" "$d/qualified.txt" "$d/old.snap" "$d/qualified.snap"
 refused pdsh-message.txt "41: pdsh's or clush's own message, not a node's output (send their standard error elsewhere)"
 refused garbled-uuid.txt "140: GPU 00000009:01:00.0: ClusterUUID '9c6f5af3-53bf-49b5-a436-' is not a UUID"
 refused unprefixed.txt "2: not 'HOST: TEXT' as pdsh and clush print their nodes' output (one node's nvidia-smi -q goes in a directory, in a file named after the node)"

@@ -114,22 +114,38 @@ NvlinkReportDomains group_nvlink_report(const NvlinkReport& report) {
 }
 
 std::vector<NvlinkDomain> domains_of_nvlink_report(const NvlinkReport& report,
-                                                   const NvlinkReportDomains& domains, const Fabric& fabric) {
-  std::vector<int> host_of(report.hosts.size());
+                                                   const NvlinkReportDomains& domains, const Fabric& fabric,
+                                                   std::vector<std::string>& warnings) {
+  std::vector<std::optional<int>> host_of(report.hosts.size());
+  std::vector<std::string> left_out;
   for (std::size_t i = 0; i < report.hosts.size(); ++i) {
     const NvlinkHostReport& h = report.hosts[i];
-    const auto index = fabric.host_index(h.host);
-    if (!index) {
-      throw NvlinkReportError(
-          fmt::format("{}:{}: node {} is not a host of the fabric", h.file, h.line, h.host));
+    host_of[i] = fabric.host_index(h.host);
+    if (!host_of[i]) {
+      left_out.push_back(fmt::format(
+          "{}:{}: node {} is not a host of the fabric (a retired node's or a login node's report?); left out",
+          h.file, h.line, h.host));
     }
-    host_of[i] = *index;
   }
+  // Not one name matches: the report names nodes otherwise than the fabric does (fully
+  // qualified against short, say), not a stray file among good ones.
+  if (!report.hosts.empty() && left_out.size() == report.hosts.size()) {
+    const NvlinkHostReport& h = report.hosts.front();
+    throw NvlinkReportError(fmt::format(
+        "{}:{}: node {} is not a host of the fabric, nor is any of the report's {} node(s) (the fabric's "
+        "hosts are named like {})",
+        h.file, h.line, h.host, report.hosts.size(),
+        fabric.hosts.empty() ? std::string("nothing") : fabric.hosts.front().name));
+  }
+  warnings.insert(warnings.end(), left_out.begin(), left_out.end());
   std::vector<NvlinkDomain> out;
   out.reserve(domains.domains.size());
   for (const NvlinkReportDomain& d : domains.domains) {
     NvlinkDomain domain{.name = d.name, .hosts = {}};
-    for (std::size_t i : d.hosts) domain.hosts.push_back(host_of.at(i));
+    for (std::size_t i : d.hosts) {
+      if (host_of.at(i)) domain.hosts.push_back(*host_of[i]);
+    }
+    if (domain.hosts.empty()) continue;
     std::ranges::sort(domain.hosts);  // the Fabric's order, whatever order the report had
     out.push_back(std::move(domain));
   }

@@ -39,11 +39,15 @@ struct NvlinkReportDomains {
 
 // `domains` as NVLink domains of `fabric`: report host names are host names (the names the
 // fabric's hosts got from their HCAs or the node-name-map), compared exactly (pdsh prints
-// a node's name as it was given: short, or fully qualified). Throws NvlinkReportError
-// "FILE:LINE: ..." for any host of the report, in a domain or not, that is not a host of
-// the fabric.
+// a node's name as it was given: short, or fully qualified). A report node that is not a
+// host of the fabric (a retired node's file left in the collector's directory, a login
+// node's) is left out with a warning "FILE:LINE: node H is not a host of the fabric ...;
+// left out" added to `warnings`, and a domain left with no host is dropped. Throws
+// NvlinkReportError "FILE:LINE: ..." when no node of the report is a host of the fabric:
+// the names do not match (short against fully qualified), which no warning should hide.
 [[nodiscard]] std::vector<NvlinkDomain> domains_of_nvlink_report(const NvlinkReport& report,
                                                                  const NvlinkReportDomains& domains,
-                                                                 const Fabric& fabric);
+                                                                 const Fabric& fabric,
+                                                                 std::vector<std::string>& warnings);
 
 }  // namespace fabricfit

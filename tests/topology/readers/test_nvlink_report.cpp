@@ -100,6 +100,14 @@ Fabric eight_hosts() {
   return testing::generated_fabric(testing::clos_spec({.leaves = 2, .hosts_per_leaf = 4, .spines = 2}));
 }
 
+// The report's domains on `f`, every node of it a host of the fabric (no warning).
+std::vector<NvlinkDomain> resolved(const NvlinkReport& r, const NvlinkReportDomains& d, const Fabric& f) {
+  std::vector<std::string> warnings;
+  auto out = domains_of_nvlink_report(r, d, f, warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  return out;
+}
+
 std::vector<std::string> host_names(const NvlinkReport& r, const NvlinkReportDomain& d) {
   std::vector<std::string> out;
   for (std::size_t i : d.hosts) out.push_back(r.hosts[i].host);
@@ -242,8 +250,7 @@ TEST(NvlinkReport, AHostIsInTheDomainAllItsGpusRegisteredWith) {
                               pdsh("gpu003", smi(Gpu{.clique = "10"})),
                           "again.txt");
   const Fabric f = eight_hosts();
-  EXPECT_EQ(domains_of_nvlink_report(r, d, f),
-            domains_of_nvlink_report(again, group_nvlink_report(again), f));
+  EXPECT_EQ(resolved(r, d, f), resolved(again, group_nvlink_report(again), f));
 }
 
 TEST(NvlinkReport, NamesUseAll32DigitsWhereTheShortNamesOfTwoFabricsMeet) {
@@ -316,18 +323,41 @@ TEST(NvlinkReport, HostsResolveToTheFabricsHostsByExactName) {
   const NvlinkReport r = parse_nvlink_report(
       pdsh("gpu006", smi(Gpu{})) + pdsh("gpu002", smi(Gpu{})) + pdsh("gpu003", smi(Gpu{.uuid = kUuidB})),
       "report.txt");
-  EXPECT_EQ(domains_of_nvlink_report(r, group_nvlink_report(r), f),
+  EXPECT_EQ(resolved(r, group_nvlink_report(r), f),
             (std::vector<NvlinkDomain>{{"nvl-5e0d2c41-4026", {2}}, {"nvl-9c6f5af3-4026", {1, 5}}}));
-  // A name the fabric does not have is refused even for a host in no domain; pdsh prints
-  // the name it was given, and a fully qualified one is another name.
+  // A name the fabric does not have is left out with a warning, even for a host in no
+  // domain; pdsh prints the name it was given, and a fully qualified one is another name.
   for (const std::string& name :
        {std::string("gpu009"), std::string("gpu001.cluster"), std::string("GPU001")}) {
-    const NvlinkReport bad = parse_nvlink_report(
-        pdsh("gpu001", smi(Gpu{})) + pdsh(name, smi(Gpu{.state = "In Progress"})), "r.txt");
-    EXPECT_EQ(testing::message_of<NvlinkReportError>(
-                  [&] { (void)domains_of_nvlink_report(bad, group_nvlink_report(bad), f); }, "(accepted)"),
-              "r.txt:59: node " + name + " is not a host of the fabric");
+    const NvlinkReport stray = parse_nvlink_report(
+        pdsh("gpu001", smi(Gpu{})) + pdsh(name, smi(Gpu{})) + pdsh("gpu002", smi(Gpu{})), "r.txt");
+    std::vector<std::string> warnings;
+    EXPECT_EQ(domains_of_nvlink_report(stray, group_nvlink_report(stray), f, warnings),
+              (std::vector<NvlinkDomain>{{"nvl-9c6f5af3-4026", {0, 1}}}));
+    EXPECT_EQ(warnings,
+              (std::vector<std::string>{
+                  "r.txt:59: node " + name +
+                  " is not a host of the fabric (a retired node's or a login node's report?); left out"}));
   }
+  // A domain of strays only is dropped.
+  const NvlinkReport strays =
+      parse_nvlink_report(pdsh("gpu001", smi(Gpu{})) + pdsh("gpu101", smi(Gpu{.uuid = kUuidB})) +
+                              pdsh("gpu102", smi(Gpu{.uuid = kUuidB})),
+                          "s.txt");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(domains_of_nvlink_report(strays, group_nvlink_report(strays), f, warnings),
+            (std::vector<NvlinkDomain>{{"nvl-9c6f5af3-4026", {0}}}));
+  EXPECT_EQ(warnings.size(), 2u);
+  // No name matches at all: the names differ in kind (fully qualified), refused.
+  const NvlinkReport qualified =
+      parse_nvlink_report(pdsh("gpu001.cluster", smi(Gpu{})) + pdsh("gpu002.cluster", smi(Gpu{})), "q.txt");
+  warnings.clear();
+  EXPECT_EQ(
+      testing::message_of<NvlinkReportError>(
+          [&] { (void)domains_of_nvlink_report(qualified, group_nvlink_report(qualified), f, warnings); },
+          "(accepted)"),
+      "q.txt:1: node gpu001.cluster is not a host of the fabric, nor is any of the report's 2 node(s) "
+      "(the fabric's hosts are named like gpu001)");
 }
 
 TEST(NvlinkReport, FixturePdshTwoRacks) {
@@ -336,9 +366,8 @@ TEST(NvlinkReport, FixturePdshTwoRacks) {
   const NvlinkReportDomains d = group_nvlink_report(r);
   EXPECT_TRUE(d.warnings.empty());
   const Fabric f = eight_hosts();
-  EXPECT_EQ(
-      domains_of_nvlink_report(r, d, f),
-      (std::vector<NvlinkDomain>{{"nvl-5e0d2c41-32766", {4, 5, 6, 7}}, {"nvl-9c6f5af3-4026", {0, 1, 2, 3}}}));
+  EXPECT_EQ(resolved(r, d, f), (std::vector<NvlinkDomain>{{"nvl-5e0d2c41-32766", {4, 5, 6, 7}},
+                                                          {"nvl-9c6f5af3-4026", {0, 1, 2, 3}}}));
 }
 
 TEST(NvlinkReport, FixtureDirectoryOfOneFilePerHost) {
@@ -350,7 +379,7 @@ TEST(NvlinkReport, FixtureDirectoryOfOneFilePerHost) {
   for (int i = 0; i < 8; ++i) EXPECT_EQ(r.hosts[i].host, "gpu00" + std::to_string(i + 1));
   EXPECT_EQ(r.hosts[0].file, dir + "/gpu001.txt");
   const NvlinkReportDomains d = group_nvlink_report(r);
-  EXPECT_EQ(domains_of_nvlink_report(r, d, eight_hosts()),
+  EXPECT_EQ(resolved(r, d, eight_hosts()),
             (std::vector<NvlinkDomain>{{"nvl-5e0d2c41-32766", {4, 5}}, {"nvl-9c6f5af3-4026", {0, 1, 2, 3}}}));
   ASSERT_EQ(d.warnings.size(), 2u);
   EXPECT_EQ(d.warnings[0],
@@ -394,10 +423,12 @@ TEST(NvlinkReport, FixtureRefusals) {
                 "garbled-uuid.txt:140: GPU 00000009:01:00.0: ClusterUUID '9c6f5af3-53bf-49b5-a436-' is not a "
                 "UUID");
   const NvlinkReport r = load_nvlink_report(kFixtures + "unknown-host.txt");
-  EXPECT_EQ(
-      testing::message_of<NvlinkReportError>(
-          [&] { (void)domains_of_nvlink_report(r, group_nvlink_report(r), eight_hosts()); }, "(accepted)"),
-      kFixtures + "unknown-host.txt:10: node gpu009 is not a host of the fabric");
+  std::vector<std::string> warnings;
+  EXPECT_EQ(domains_of_nvlink_report(r, group_nvlink_report(r), eight_hosts(), warnings).size(), 1u);
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{
+                kFixtures + "unknown-host.txt:10: node gpu009 is not a host of the fabric (a retired "
+                            "node's or a login node's report?); left out"}));
   EXPECT_EQ(load_error(kFixtures + "no-such-file"),
             kFixtures + "no-such-file: cannot read: No such file or directory");
 }
