@@ -92,6 +92,18 @@ count_sanitizers() {
     echo "not ok - contrib/run-sanitizers.sh exited $s_rc without a count"; failed=$((failed + 1))
   fi
 }
+# Interrupted (Ctrl-C, a CI timeout): the background work goes too, make and compilers with
+# it, rather than building on beside the next run.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2> /dev/null); do kill_tree "$child"; done
+  kill "$1" 2> /dev/null || true
+}
+stop_background() {
+  local pid
+  for pid in ${sanitizers_pid:-} ${prebuild_pid:-}; do kill_tree "$pid"; done
+}
+trap 'echo "run-tests: interrupted: stopping the background builds" >&2; stop_background; exit 130' INT TERM
 sanitizers_pid=
 if [ "$sanitizers" = yes ] && [ "$unit_only" = no ]; then
   echo "== sanitizers: started beside the lab tests (nice 19; log $sanitizers_log)"

@@ -193,6 +193,15 @@ if [ -n "$source_tree" ]; then
   [ -n "$PREFIX" ] || die "$BUILD/Makefile names no prefix: run Slurm's configure there first"
 fi
 STAMP=$PREFIX/.fabricfit-built
+# One build of a version at a time: a second setup (a rerun of run-tests.sh while an
+# interrupted one's build still runs, say) waits for the first, then reuses what it built
+# instead of deleting its tree from under it.
+mkdir -p "$BASE"
+exec 9> "$BASE/.setup-$version.lock"
+if ! flock -n 9; then
+  log "another setup is building Slurm $version: waiting for it"
+  flock 9 || die "could not lock $BASE/.setup-$version.lock"
+fi
 
 if [ -f "$STAMP" ] && [ -x "$PREFIX/sbin/slurmctld" ] && [ -f "$BUILD/config.h" ]; then
   log "reusing Slurm $version in $PREFIX (build tree $BUILD)"
