@@ -21,8 +21,10 @@ make_gpu_devices() {
 # take four nodes. A node's memory split evenly over its GPUs lets all of them be used. An
 # extra file (--slurm-conf-extra) that sets its own keeps it: written once, no "specified more
 # than once" error in the daemons' logs.
+# extra_sets KEY: the extra file sets KEY itself (as DefMemPerGPU above, written once).
+extra_sets() { [ -n "$SLURM_CONF_EXTRA" ] && grep -qi "^[[:space:]]*$1=" "$SLURM_CONF_EXTRA"; }
 mem_per_gpu_param() {
-  if [ -n "$SLURM_CONF_EXTRA" ] && grep -qi '^[[:space:]]*DefMemPerGPU=' "$SLURM_CONF_EXTRA"; then
+  if extra_sets DefMemPerGPU; then
     echo "# DefMemPerGPU: set in $SLURM_CONF_EXTRA, below"
   else
     echo "DefMemPerGPU=$(( MEM_MB / GPUS ))"
@@ -49,7 +51,7 @@ SlurmctldPidFile=$RUN/slurmctld.pid
 SlurmdPidFile=$RUN/slurmd.%n.pid
 SlurmctldLogFile=$LOGS/slurmctld.log
 SlurmdLogFile=$LOGS/slurmd.%n.log
-SlurmctldDebug=info
+$(if extra_sets SlurmctldDebug; then echo "# SlurmctldDebug: set in $SLURM_CONF_EXTRA, below"; else echo SlurmctldDebug=info; fi)
 SlurmdDebug=info
 PlugStackConfig=$LAB_DIR/plugstack.conf
 ProctrackType=proctrack/linuxproc

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "capi/c_edge.hpp"
@@ -171,6 +172,34 @@ int ff_engine_host_rank(const ff_engine_t* engine, int host) {
 int ff_engine_host_leaf_group(const ff_engine_t* engine, int host) {
   if (engine == nullptr || host < 0 || host >= engine->index.host_count()) return -1;
   return engine->index.leaf_group_of(host);
+}
+
+int ff_engine_mark_whole_domains(const ff_engine_t* engine, unsigned char* hosts, int count) {
+  if (engine == nullptr || hosts == nullptr || count != engine->index.host_count()) return -1;
+  try {
+    return fabricfit::mark_whole_domains(engine->index, {hosts, static_cast<std::size_t>(count)});
+  } catch (...) {
+    return -1;
+  }
+}
+
+int ff_engine_segments(const ff_engine_t* engine, const int* hosts, unsigned nhosts, unsigned segment,
+                       int* segment_of) {
+  if (engine == nullptr || hosts == nullptr || segment_of == nullptr || segment == 0 || nhosts == 0)
+    return -1;
+  try {
+    const auto segments =
+        fabricfit::domain_segments(engine->index, {hosts, nhosts}, static_cast<int>(segment));
+    if (segments.empty()) return -1;
+    std::unordered_map<int, int> of_host;
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      for (const int h : segments[s]) of_host[h] = static_cast<int>(s);
+    }
+    for (unsigned i = 0; i < nhosts; ++i) segment_of[i] = of_host.at(hosts[i]);
+    return static_cast<int>(segments.size());
+  } catch (...) {
+    return -1;
+  }
 }
 
 int ff_engine_place(ff_engine_t* engine, const ff_request_t* request, const unsigned char* allowed,

@@ -109,6 +109,21 @@ int ff_engine_host_rank(const ff_engine_t* engine, int host);
 /* The leaf group of a fabric host (0 = first), or -1 when it is in none or unknown. */
 int ff_engine_host_leaf_group(const ff_engine_t* engine, int host);
 /*
+ * --exclusive=topo: marks (hosts[h] = 1) every host of each NVLink domain that holds a marked
+ * host; hosts in no domain stay as they are. `hosts` has ff_engine_host_count() entries.
+ * Returns the hosts it marked, or -1 on a missing or wrongly sized argument.
+ */
+int ff_engine_mark_whole_domains(const ff_engine_t* engine, unsigned char* hosts, int count);
+/*
+ * --segment=N as allocated (Slurm 25.11+'s topology job info, which switch/nvidia_imex reads
+ * for --network=unique-channel-per-segment): segment_of[i] is the segment (0, 1, ...) of
+ * hosts[i], each segment N hosts of one NVLink domain. Returns the number of segments, or
+ * -1 when the hosts cannot be cut so (a host in no domain, a domain's count N does not
+ * divide) or on a missing argument.
+ */
+int ff_engine_segments(const ff_engine_t* engine, const int* hosts, unsigned nhosts, unsigned segment,
+                       int* segment_of);
+/*
  * Slurm's node names (all the nodes the plugin has), against the fabric's hosts. Writes
  * to `report` one line naming, as Slurm hostlists, the Slurm nodes the fabric does not
  * have and the fabric hosts Slurm does not have ("" when they agree), for the plugin to

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace fabricfit {
 namespace {
@@ -126,6 +130,50 @@ std::vector<std::string> domain_names_of(const LocalityIndex& index, std::span<c
     const auto d = index.domain_of(h);
     return d ? index.domain_name(*d) : std::string(kInNoneName);
   });
+}
+
+int mark_whole_domains(const LocalityIndex& index, std::span<unsigned char> hosts) {
+  if (std::cmp_not_equal(hosts.size(), index.host_count())) {
+    throw std::invalid_argument("mark_whole_domains: " + std::to_string(hosts.size()) + " entries for " +
+                                std::to_string(index.host_count()) + " hosts");
+  }
+  std::vector<bool> held(index.domain_count(), false);
+  for (int h = 0; h < index.host_count(); ++h) {
+    if (hosts[h] == 0) continue;
+    if (const auto d = index.domain_of(h)) held[*d] = true;
+  }
+  int marked = 0;
+  for (int d = 0; d < index.domain_count(); ++d) {
+    if (!held[d]) continue;
+    for (const int h : index.hosts_of_domain(d)) {
+      if (hosts[h] != 0) continue;
+      hosts[h] = 1;
+      ++marked;
+    }
+  }
+  return marked;
+}
+
+std::vector<std::vector<int>> domain_segments(const LocalityIndex& index, std::span<const int> hosts,
+                                              int segment_nodes) {
+  if (segment_nodes <= 0 || hosts.empty()) return {};
+  std::vector<int> order;  // domains as they first appear
+  std::vector<std::vector<int>> of_domain(index.domain_count());
+  for (const int h : hosts) {
+    const auto d = (h >= 0 && h < index.host_count()) ? index.domain_of(h) : std::nullopt;
+    if (!d) return {};
+    if (of_domain[*d].empty()) order.push_back(*d);
+    of_domain[*d].push_back(h);
+  }
+  std::vector<std::vector<int>> segments;
+  for (const int d : order) {
+    const auto& held = of_domain[d];
+    if (held.size() % static_cast<std::size_t>(segment_nodes) != 0) return {};
+    for (std::size_t i = 0; i < held.size(); i += static_cast<std::size_t>(segment_nodes))
+      segments.emplace_back(held.begin() + static_cast<std::ptrdiff_t>(i),
+                            held.begin() + static_cast<std::ptrdiff_t>(i + segment_nodes));
+  }
+  return segments;
 }
 
 }  // namespace fabricfit

@@ -115,4 +115,18 @@ inline constexpr std::string_view kInNoneName = "(none)";
 [[nodiscard]] std::vector<std::string> domain_names_of(const LocalityIndex& index,
                                                        std::span<const int> hosts);
 
+// Marks every host of each NVLink domain that holds a marked host (hosts[h] != 0), as Slurm
+// asks of a topology with --exclusive=topo: the unit a job holds whole is the domain. Hosts
+// in no domain stay their own unit. Returns how many hosts it marked; `hosts` must have one
+// entry per host of the index (std::invalid_argument otherwise).
+int mark_whole_domains(const LocalityIndex& index, std::span<unsigned char> hosts);
+
+// --segment=N as allocated: `hosts` cut into segments of N, each inside one NVLink domain
+// (a domain's hosts in the order given, N at a time), in the order their domains first
+// appear; what Slurm's switch/nvidia_imex gives a channel each (26.05's
+// --network=unique-channel-per-segment). Empty when the hosts cannot be so cut: a host in no
+// domain, or a domain holding a number of them that N does not divide.
+[[nodiscard]] std::vector<std::vector<int>> domain_segments(const LocalityIndex& index,
+                                                            std::span<const int> hosts, int segment_nodes);
+
 }  // namespace fabricfit

@@ -40,9 +40,10 @@ extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 	return ffg_eval(ffg_ctx(), topo_eval);
 }
 
+/* --exclusive=topo: TOPO_DATA_EXCLUSIVE_TOPO answers 1 (topology_topoinfo.c). */
 extern int topology_p_whole_topo(bitstr_t *node_mask)
 {
-	return SLURM_SUCCESS;
+	return ffg_whole_topo(ffg_ctx(), node_mask);
 }
 
 extern bitstr_t *topology_p_get_bitmap(char *name)

@@ -14,6 +14,7 @@
 #include "src/plugins/topology/common/common_topo.h"
 
 #include "topology_glue.h"
+#include "topology_jobinfo.h"
 #include "topology_rank.h"
 
 #if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0) ||                                          \
@@ -21,8 +22,8 @@
 #error "topology_exports_2605.c is for Slurm 26.05: configure chose the wrong file"
 #endif
 
-/* fabricfit has no exclusive topology segments (--exclusive=topo). */
-const bool supports_exclusive_topo = false;
+/* --exclusive=topo holds whole NVLink domains (topology_p_whole_topo). */
+const bool supports_exclusive_topo = true;
 
 extern int init(void)
 {
@@ -70,7 +71,7 @@ extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 
 extern int topology_p_whole_topo(bitstr_t *node_mask, void *tctx)
 {
-	return SLURM_SUCCESS;
+	return ffg_whole_topo(ffg_ctx(), node_mask);
 }
 
 extern bitstr_t *topology_p_get_bitmap(char *name, void *tctx)
@@ -120,23 +121,25 @@ extern int topology_p_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer,
 	return ffg_topoinfo_unpack(topoinfo_pptr, buffer, protocol_version);
 }
 
-/* fabricfit keeps no per-job topology data (no segments). */
+/* A job's --segment node lists, for switch/nvidia_imex (topology_jobinfo.c). */
 extern void topology_p_jobinfo_free(void *topo_jobinfo)
 {
+	ffg_jobinfo_free(topo_jobinfo);
 }
 
 extern void topology_p_jobinfo_pack(void *topo_jobinfo, buf_t *buffer, uint16_t protocol_version)
 {
+	ffg_jobinfo_pack(topo_jobinfo, buffer, protocol_version);
 }
 
 extern int topology_p_jobinfo_unpack(void **topo_jobinfo, buf_t *buffer, uint16_t protocol_version)
 {
-	return SLURM_SUCCESS;
+	return ffg_jobinfo_unpack(topo_jobinfo, buffer, protocol_version);
 }
 
 extern int topology_p_jobinfo_get(topology_jobinfo_type_t type, void *topo_jobinfo, void *data)
 {
-	return ESLURM_NOT_SUPPORTED;
+	return ffg_jobinfo_get(type, topo_jobinfo, data);
 }
 
 extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask, void *tctx)

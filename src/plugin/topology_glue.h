@@ -35,6 +35,8 @@ extern int ffg_destroy_config(ffg_ctx_t *ctx);
 extern int ffg_add_rm_node(ffg_ctx_t *ctx, node_record_t *node_ptr);
 extern bool ffg_generate_node_ranking(ffg_ctx_t *ctx);
 extern uint32_t ffg_get_fragmentation(ffg_ctx_t *ctx, bitstr_t *node_mask);
+/* topology_whole_topo.c: widens node_mask to whole NVLink domains (--exclusive=topo). */
+extern int ffg_whole_topo(ffg_ctx_t *ctx, bitstr_t *node_mask);
 /* topology_describe.c: the plugin's state; *fabric the fabric text, or NULL (slurmctld with
  * a snapshot only). */
 extern char *ffg_describe(ffg_ctx_t *ctx, char **fabric);

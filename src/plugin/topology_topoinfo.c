@@ -57,7 +57,8 @@ extern int ffg_get(ffg_ctx_t *ctx, topology_data_t type, void *data)
 		*(int *)data = 0;
 		return SLURM_SUCCESS;
 	case TOPO_DATA_EXCLUSIVE_TOPO:
-		*(int *)data = 0;
+		/* --exclusive=topo holds whole NVLink domains (topology_whole_topo.c). */
+		*(int *)data = 1;
 		return SLURM_SUCCESS;
 	default:
 		error("fabricfit: unsupported topology data type %d", type);

@@ -491,6 +491,26 @@ TEST(EngineApiDomains, AJobThatFitsNoDomainNowWaitsAndSegmentsStayInside) {
                             summary, sizeof summary, err, sizeof err),
             FF_ENOFIT);
   EXPECT_STREQ(summary, "");
+  // --exclusive=topo: one host of nvl1 and one of nvl3 widen to both domains, 8 hosts.
+  std::vector<unsigned char> mask(hosts, 0);
+  mask[ff_engine_host(engine, "gpu006")] = 1;
+  mask[ff_engine_host(engine, "gpu016")] = 1;
+  EXPECT_EQ(ff_engine_mark_whole_domains(engine, mask.data(), hosts), 6);
+  for (int h = 0; h < hosts; ++h) {
+    const int number = std::stoi(std::string(ff_engine_host_name(engine, h)).substr(3));
+    EXPECT_EQ(mask[h] != 0, (number >= 5 && number <= 8) || number >= 13) << ff_engine_host_name(engine, h);
+  }
+  EXPECT_EQ(ff_engine_mark_whole_domains(engine, mask.data(), hosts), 0);  // already whole
+  EXPECT_EQ(ff_engine_mark_whole_domains(engine, mask.data(), hosts - 1), -1);
+  EXPECT_EQ(ff_engine_mark_whole_domains(nullptr, mask.data(), hosts), -1);
+  // --segment=2 as allocated: gpu001, gpu005, gpu002, gpu006 are two segments, one per domain.
+  const std::vector<int> got = {ff_engine_host(engine, "gpu001"), ff_engine_host(engine, "gpu005"),
+                                ff_engine_host(engine, "gpu002"), ff_engine_host(engine, "gpu006")};
+  std::vector<int> segment_of(got.size(), -1);
+  EXPECT_EQ(ff_engine_segments(engine, got.data(), 4, 2, segment_of.data()), 2);
+  EXPECT_EQ(segment_of, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(ff_engine_segments(engine, got.data(), 4, 4, segment_of.data()), -1);  // 2 per domain
+  EXPECT_EQ(ff_engine_segments(engine, got.data(), 4, 0, segment_of.data()), -1);
   ff_engine_free(engine);
   fs::remove_all(dir);
 }

@@ -11,7 +11,13 @@
 # and the placement record names the domains each job spans, scontrol show topology each
 # domain's free GPUs, fabricfit explain why a job waits and what tree and block would pick;
 #  (d) with Imex=yes, the tasks of a job inside one domain get NCCL_MNNVL_ENABLE=1, those of
-#      a job across domains do not, and every task names its job's domains.
+#      a job across domains do not, and every task names its job's domains;
+#  (e) --exclusive=topo: the job takes a wholly free domain (where best fit alone would
+#      take a half-used one), the rest of its domain is BLOCKED to other jobs until it ends,
+#      and the blockwith{NODE} node-list function names a node's whole domain;
+#  (f) 25.11+: a --segment job asking --network=unique-channel-per-segment gets an IMEX
+#      channel per segment from switch/nvidia_imex, from the segment list fabricfit keeps
+#      with the job, which a slurmctld restart reads back with the job's saved state.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -20,7 +26,10 @@ FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
 need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
 
 lab_prepare ff-test-domains 8
-printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,sched_interval=5\n' > "$TEST_TMPDIR/extra.conf"
+# switch/nvidia_imex with no IMEX device on the nodes: slurmctld gives jobs channels (logged
+# under DebugFlags=Switch at level verbose), slurmd and the steps skip the device set-up.
+printf '%s\n' 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,sched_interval=5' \
+  'SwitchType=switch/nvidia_imex' 'DebugFlags=Switch' 'SlurmctldDebug=verbose' > "$TEST_TMPDIR/extra.conf"
 lab_start --nodes 8 --leaves 2 --gpus 2 --nvl-domain-size 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
 
 check "discovery read the 4 domains into the snapshot (fabricfit show --json)" \
@@ -128,6 +137,64 @@ if [ -r "$(spank_so)" ]; then
     bash -c '[ "$(grep -c "^gpu00[1-8]|nvl[0-3],nvl[0-3]||=mlx5_0:1$" "$1")" = 3 ]' _ "$TEST_TMPDIR/three.out"
 else
   fail "(d) needs the SPANK plugin $(spank_so): the build's fabricfit.so, installed or named by FABRICFIT_SPANK_SO"
+fi
+
+# --- (e) --exclusive=topo: Slurm's cons_tres and node_mgr keep whole the units the topology's
+# whole_topo gives, fabricfit's NVLink domains. With one host of nvl0, nvl1, nvl2 busy, best
+# fit would put a 1-node job beside one of them; the exclusive one must take nvl3.
+clear_jobs
+fill gpu001 gpu003 gpu005
+e=$(submit -N 1 --exclusive=topo -t 5 --wrap 'sleep 300')
+if wait_for 30 running "$e"; then
+  en=$(job_field "$e" NodeList)
+  case $en in gpu007) peer=gpu008 ;; gpu008) peer=gpu007 ;; *) peer= ;; esac
+  check "(e) the --exclusive=topo job $e took the wholly free domain nvl3: $en" test -n "$peer"
+  check "(e) fabricfit placed it" wait_for 10 has_record "$e"
+  check "(e) the other host of its domain, ${peer:-?}, is BLOCKED" \
+    wait_for 10 bash -c '[ -n "$1" ] && scontrol show node "$1" | grep -q "State=[A-Z+]*BLOCKED"' _ "$peer"
+  fill gpu002 gpu004 gpu006
+  j=$(submit -N 1 -t 5 --wrap 'sleep 300')
+  check "(e) a 1-node job $j waits although ${peer:-?} has all its GPUs free" \
+    bash -c 'sleep 6; [ "$(job_state "$1")" = PENDING ] && [ "$(scontrol show node "$2" | sed -n "s/.*AllocTRES=\(.*gpu.*\)/\1/p")" = "" ]' _ "$j" "$peer"
+  scancel "$e"
+  if wait_for 30 running "$j"; then
+    check "(e) it starts in nvl3 once $e ended: $(job_field "$j" NodeList)" \
+      bash -c '[[ $1 == gpu00[78] ]]' _ "$(job_field "$j" NodeList)"
+  else
+    fail "(e) $j started when $e ended" "state $(job_state "$j"), reason $(squeue -h -j "$j" -o %R)"
+  fi
+else
+  fail "(e) the --exclusive=topo job $e started" "state $(job_state "$e"), reason $(squeue -h -j "$e" -o %R)" \
+    "$(grep "fabricfit: eval_nodes JobId=$e " "$ctld_log" | tail -2)"
+fi
+clear_jobs
+scontrol create reservation ReservationName=ff_whole StartTime=now Duration=5 Users=root \
+  Nodes='blockwith{gpu003}' > "$TEST_TMPDIR/res.out" 2>&1
+check "(e) blockwith{gpu003} is gpu003's domain, gpu[003-004]: $(scontrol show res ff_whole 2>&1 | grep -o ' Nodes=[^ ]*')" \
+  bash -c 'scontrol show res ff_whole | grep -q " Nodes=gpu\[003-004\] "'
+scontrol delete ReservationName=ff_whole > /dev/null 2>&1
+
+# --- (f) IMEX channels per segment (the segment list is 25.11's topology job info).
+release=$(slurm_release)
+if [[ $release != 24.11.* ]]; then
+  f=$(submit -N 4 --segment=2 --network=unique-channel-per-segment -t 5 --wrap 'sleep 300')
+  if wait_for 30 running "$f"; then
+    segs=$(grep -o "fabricfit: JobId=$f segments=[^(]*" "$ctld_log" | tail -1)
+    check "(f) fabricfit recorded the job's 2 segments, a domain each: ${segs#*segments=}" \
+      bash -c '[[ $1 =~ segments=gpu\[00(1-002|3-004|5-006|7-008)\]\ gpu\[00(1-002|3-004|5-006|7-008)\]\ $ ]]' _ "$segs"
+    check "(f) switch/nvidia_imex gave it a channel per segment" \
+      wait_for 10 bash -c '[ "$(grep -c "using channel id [0-9]* for JobId=$1\$" "$2")" = 2 ]' _ "$f" "$ctld_log"
+    if "$LAB_SH" restart-slurmctld --dir "$lab" > "$TEST_TMPDIR/restart.log" 2>&1; then
+      check "(f) after a slurmctld restart the job, its segment list read back, still runs" \
+        wait_for 20 bash -c '[ "$(job_state "$1")" = RUNNING ]' _ "$f"
+      check "(f) and no saved job record failed to read" \
+        bash -c '! grep -E "segment list does not read|unpack_error|Incomplete job record" "$1"' _ "$ctld_log"
+    else
+      fail "(f) slurmctld restart" "$(tail -5 "$TEST_TMPDIR/restart.log")"
+    fi
+  else
+    fail "(f) the segmented job $f started" "state $(job_state "$f"), reason $(squeue -h -j "$f" -o %R)"
+  fi
 fi
 
 done_testing

@@ -65,14 +65,9 @@ fi
 shape "-w" "slurm reason=required-nodes" -N 2 --gpus-per-node=8 -w gpu003,gpu012
 shape "--gpus-per-socket" "slurm reason=gpus-per-socket" -N 1 --sockets-per-node=2 --gpus-per-socket=1
 shape "no GPUs" "slurm reason=no-gpus" -N 1
-id=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=8 --exclusive=topo --wrap true 2>&1)
-if [[ $id =~ ^[0-9]+$ ]]; then
-  state=$(wait_job "$id" 60)
-  check "--exclusive=topo: left to Slurm ($state)" \
-    bash -c '[ "$1" = COMPLETED ] && [[ $2 == *"placement=slurm reason=exclusive-topo"* ]]' _ "$state" "$(decision "$id")"
-else
-  check "--exclusive=topo is refused at submission by Slurm itself: $id" bash -c '[[ $1 == *"exclusive"* || $1 == *"topo"* ]]' _ "$id"
-fi
+# A fabric without NVLink domains: each host is its own unit, so --exclusive=topo holds the
+# job's nodes (test_plugin_domains checks whole domains).
+shape "--exclusive=topo without NVLink domains" fabricfit -N 2 --gpus-per-node=4 --exclusive=topo
 
 # Job arrays: every task is a job of its own, each placed by fabricfit.
 arr=$(sbatch --parsable -o /dev/null --array=1-3 -N 2 --gpus-per-node=8 --wrap true)

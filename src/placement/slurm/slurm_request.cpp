@@ -28,13 +28,14 @@ std::variant<JobRequest, Decline> request_of_slurm_job(const SlurmJobFacts& job)
   if (job.required_nodes) return decline("required-nodes");
   if (job.contiguous) return decline("contiguous");
   if (job.spread_job) return decline("spread-job");
-  if (job.exclusive_topo) return decline("exclusive-topo");
 
   JobRequest r;
   const unsigned min_nodes = std::max(job.min_nodes, 1u);
   const unsigned max_nodes = std::max(job.max_nodes, min_nodes);
   r.min_nodes = static_cast<int>(min_nodes);
-  r.exclusive = job.whole_node;
+  // --exclusive=topo: Slurm offers only wholly free NVLink domains (topology_p_whole_topo)
+  // and blocks the rest of those the job takes, so its hosts are whole too.
+  r.exclusive = job.whole_node || job.exclusive_topo;
   r.segment_nodes = static_cast<int>(job.segment_size);
   if (job.gpus_per_node > 0) {
     // Slurm gives a -N MIN-MAX job as many nodes as it can, up to what it aims for.

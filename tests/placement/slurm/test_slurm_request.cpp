@@ -79,6 +79,18 @@ TEST(SlurmRequest, GpusPerNodeWithNodeRangeAimForSlurmsCount) {
   EXPECT_EQ(d.request.exclusive, 1);
 }
 
+TEST(SlurmRequest, ExclusiveTopoIsPlacedByFabricfitOnWholeHosts) {
+  // --exclusive=topo: Slurm offers wholly free NVLink domains only (topology_p_whole_topo),
+  // and fabricfit chooses among them; the job holds its hosts whole.
+  auto f = gpus_job("gres/gpu:8");
+  f.exclusive_topo = 1;
+  const auto d = decide(f);
+  ASSERT_EQ(d.rc, FF_OK) << d.reason;
+  EXPECT_EQ(d.request.exclusive, 1);
+  f.exclusive_topo = 0;
+  EXPECT_EQ(decide(f).request.exclusive, 0);
+}
+
 TEST(SlurmRequest, GpusPerNodeWithoutNodeCountIsOneNode) {
   ff_job_facts_t f{};
   f.tres_per_node = "gres/gpu:2";
@@ -128,7 +140,6 @@ TEST(SlurmRequest, ShapesFabricfitDoesNotChooseGoToSlurmWithAReason) {
       {"required-nodes", [](ff_job_facts_t& f) { f.required_nodes = 1; }},
       {"contiguous", [](ff_job_facts_t& f) { f.contiguous = 1; }},
       {"spread-job", [](ff_job_facts_t& f) { f.spread_job = 1; }},
-      {"exclusive-topo", [](ff_job_facts_t& f) { f.exclusive_topo = 1; }},
       {"gpus-per-socket", [](ff_job_facts_t& f) { f.tres_per_socket = "gres/gpu:1"; }},
       {"no-gpus", [](ff_job_facts_t& f) { f.tres_per_job = "gres/shard:2"; }},
   };
