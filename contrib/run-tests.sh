@@ -93,17 +93,29 @@ count_sanitizers() {
   fi
 }
 # Interrupted (Ctrl-C, a CI timeout): the background work goes too, make and compilers with
-# it, rather than building on beside the next run.
-kill_tree() {
+# it, rather than building on beside the next run, and so does the test running then (its own
+# exit trap takes its lab down). A tree is listed first and killed parents first, so that no
+# make starts a compiler between the two.
+tree_of() {
   local child
-  for child in $(pgrep -P "$1" 2> /dev/null); do kill_tree "$child"; done
-  kill "$1" 2> /dev/null || true
+  echo "$1"
+  for child in $(pgrep -P "$1" 2> /dev/null); do tree_of "$child"; done
 }
 stop_background() {
   local pid
-  for pid in ${sanitizers_pid:-} ${prebuild_pid:-}; do kill_tree "$pid"; done
+  for pid in ${test_pid:-} ${sanitizers_pid:-} ${prebuild_pid:-}; do
+    # shellcheck disable=SC2046 # one pid per word
+    kill $(tree_of "$pid") 2> /dev/null || true
+  done
 }
-trap 'echo "run-tests: interrupted: stopping the background builds" >&2; stop_background; exit 130' INT TERM
+interrupted() {
+  echo "run-tests: interrupted ($1): stopping the background builds and the running test" >&2
+  stop_background
+  exit "$2"
+}
+trap 'interrupted SIGINT 130' INT
+trap 'interrupted SIGTERM 143' TERM
+test_pid=
 sanitizers_pid=
 if [ "$sanitizers" = yes ] && [ "$unit_only" = no ]; then
   echo "== sanitizers: started beside the lab tests (nice 19; log $sanitizers_log)"
@@ -147,8 +159,13 @@ run_test() {
   local name; name=$(basename "$t" .sh)
   echo "== $name${label:+ ($label)}"
   local start=$SECONDS log=$log_dir/$name${label:+.$label}.log
-  bash "$t" > "$log" 2>&1
+  # In the background and waited for: a signal to this script is handled at once (bash runs
+  # a trap only after a foreground command ends).
+  bash "$t" > "$log" 2>&1 &
+  test_pid=$!
+  wait "$test_pid"
   local rc=$?
+  test_pid=
   grep -E '^(ok|not ok|#|1\.\.0 # SKIP)' "$log" || true
   local t_pass t_fail t_skip
   # A skip (a whole test, or one "ok N # SKIP" line) is shown and counted apart: never as

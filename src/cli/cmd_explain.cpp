@@ -77,7 +77,7 @@ int add_running_beside(const LocalityIndex& index, const UplinkBundles& bundles,
 }
 
 json describe(const LocalityIndex& index, const PlacementContext& ctx, const Allocation& a,
-              const CommPattern& pattern, const FragModel& frag) {
+              const CommPattern& pattern, const FragModel& frag, int segment) {
   const PlacementScore s = evaluate_allocation(ctx, a, pattern);
   GpuState after = ctx.gpus;
   for (std::size_t i = 0; i < a.hosts.size(); ++i) after.free[a.hosts[i]] -= a.gpus[i];
@@ -97,6 +97,17 @@ json describe(const LocalityIndex& index, const PlacementContext& ctx, const All
             {"uplink_oversubscription", s.uplink_stretch},
             {"gpus_made_unusable", unusable_after - unusable_before}};
   if (index.domain_count() > 0) j["nvlink_domains"] = domain_names_of(index, a.hosts);
+  if (index.domain_count() > 0 && segment > 0) {
+    // --segment=N: the N-node pieces, each inside one domain (what IMEX gives a channel
+    // each); none when the nodes cannot be so cut (not placed by --segment's rule).
+    json segments = json::array();
+    for (const auto& piece : domain_segments(index, a.hosts, segment)) {
+      std::vector<std::string> piece_names;
+      for (const int h : piece) piece_names.push_back(index.host_name(h));
+      segments.push_back(compress_hostlist(piece_names));
+    }
+    j["segments"] = {{"size", segment}, {"nodes", segments}};
+  }
   return j;
 }
 
@@ -173,6 +184,7 @@ int run_explain(const ExplainOptions& opt) {
   request.pattern = pattern;
   request.exclusive = job.exclusive;
   request.min_nodes = std::max(1, job.node_count);
+  request.segment_nodes = job.segment_size;
   request.gpus_per_node = job.gpus_per_node;
   if (request.gpus_per_node == 0) request.total_gpus = job.total_gpus;
   if (placed) {
@@ -188,7 +200,7 @@ int run_explain(const ExplainOptions& opt) {
     if (request.gpus_per_node == 0 && request.total_gpus == 0)
       request.gpus_per_node = a.gpus.empty() ? 0 : a.gpus[0];
     const PlacementContext ctx{index, gpus, frag};
-    out["placement"] = describe(index, ctx, a, pattern, frag);
+    out["placement"] = describe(index, ctx, a, pattern, frag, job.segment_size);
     if (health) {
       std::vector<std::string> own, candidates;
       for (const int h : a.hosts) own.push_back(index.host_name(h));
@@ -218,19 +230,21 @@ int run_explain(const ExplainOptions& opt) {
     FabricfitSelector selector;
     if (const auto d = selector.decide(ctx, request, 1)) {
       fits = true;
-      out["fabricfit_choice"] = describe(index, ctx, d->chosen.allocation, pattern, frag);
+      out["fabricfit_choice"] = describe(index, ctx, d->chosen.allocation, pattern, frag, job.segment_size);
       if (d->uplink_share) out["fabricfit_choice"]["uplink_share"] = *d->uplink_share;
       if (!d->alternatives.empty())
-        out["runner_up"] = describe(index, ctx, d->alternatives.front().allocation, pattern, frag);
+        out["runner_up"] =
+            describe(index, ctx, d->alternatives.front().allocation, pattern, frag, job.segment_size);
     }
     TreePolicy tree;
-    if (const auto t = tree.place(ctx, request)) out["tree_choice"] = describe(index, ctx, *t, pattern, frag);
+    if (const auto t = tree.place(ctx, request))
+      out["tree_choice"] = describe(index, ctx, *t, pattern, frag, job.segment_size);
     if (index.domain_count() > 0) {
       // What topology/block, the plugin a site with NVLink domains would otherwise run, picks.
       try {
         BlockPolicy block(SlurmRelease::v26_05, {});
         if (const auto b = block.place(ctx, request))
-          out["block_choice"] = describe(index, ctx, *b, pattern, frag);
+          out["block_choice"] = describe(index, ctx, *b, pattern, frag, job.segment_size);
       } catch (const std::exception& e) {
         out["block_note"] = fmt::format("topology/block would refuse the job: {}", e.what());
       }

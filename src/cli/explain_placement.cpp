@@ -101,6 +101,13 @@ std::string render_placement(const json& p) {
     const auto domains = p["nvlink_domains"].get<std::vector<std::string>>();
     out += fmt::format("  NVLink       {} domain(s) ({})\n", domains.size(), fmt::join(domains, ", "));
   }
+  if (p.contains("segments") && p["segments"].is_object()) {
+    const auto pieces = p["segments"].value("nodes", std::vector<std::string>{});
+    const int size = p["segments"].value("size", 0);
+    out += pieces.empty() ? fmt::format("  segments     not {}-node segments of one domain each\n", size)
+                          : fmt::format("  segments     {} of {} node(s), one domain each ({})\n",
+                                        pieces.size(), size, fmt::join(pieces, ", "));
+  }
   if (!is_number(p, "cross_spine_gb_per_gb")) {
     out += "  traffic      unknown: no GPU counts, and no figures in its placement record\n";
   } else {

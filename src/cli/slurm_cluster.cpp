@@ -200,6 +200,7 @@ std::vector<SlurmJob> parse_slurm_jobs(std::string_view text, const std::string&
     const std::string shared = str(o, "shared");
     job.exclusive =
         shared.find("none") != std::string::npos || str(o, "exclusive").find("true") != std::string::npos;
+    job.segment_size = static_cast<int>(num(o, "segment_size"));
     job.start_time = num(o, "start_time");
     job.end_time = num(o, "end_time");
     job.submit_time = num(o, "submit_time");

@@ -44,6 +44,7 @@ struct SlurmJob {
   int total_gpus = 0;             // from tres_per_job, or allocated TRES
   std::vector<int> gpus_on_node;  // running: per allocated node, from gres_detail
   bool exclusive = false;
+  int segment_size = 0;         // --segment; 0: none (or 24.11, whose JSON does not say)
   std::int64_t start_time = 0;  // unix seconds
   std::int64_t end_time = 0;    // unix seconds; 0 while it runs (or has not started)
   std::int64_t submit_time = 0;

@@ -47,7 +47,8 @@ extern void ffg_job_facts(job_record_t *job_ptr, uint32_t min_nodes, uint32_t ma
 	facts->num_tasks = details->num_tasks;
 	facts->ntasks_per_node = details->ntasks_per_node;
 	facts->whole_node = (details->whole_node & WHOLE_NODE_REQUIRED) != 0;
-	facts->exclusive_topo = (details->whole_node & WHOLE_TOPO) != 0;
+	/* --exclusive=topo, or a partition's ExclusiveTopo=YES. */
+	facts->exclusive_topo = IS_JOB_WHOLE_TOPO(job_ptr);
 	facts->segment_size = details->segment_size;
 	facts->required_nodes = details->req_node_bitmap != NULL;
 	facts->contiguous = details->contiguous != 0;

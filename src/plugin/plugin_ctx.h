@@ -94,8 +94,6 @@ typedef struct ffg_ctx {
 	ffg_health_watch_t *health; /* the health file (health_watch.c) */
 	ffg_eval_state_t *eval_state;
 	ffg_decision_order_t order;
-	/* The last evaluation's nodes are fabricfit's choice (topology_eval.c, node write lock). */
-	bool eval_placed;
 	ffg_keeper_t keeper;
 	/* Refusals logged once per job (topology_eval.c): job id and array task per slot. */
 	uint32_t (*logged)[2];

@@ -226,7 +226,6 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 	int rc;
 
 	note[0] = reason[0] = switches[0] = '\0';
-	ctx->eval_placed = false;
 	ffg_refresh_engine(ctx);
 	ffg_record_count_started(ctx);
 	if (!ffg_wait_begin(ctx, topo_eval, test_only))
@@ -290,9 +289,9 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 		strncat(note, switches, sizeof(note) - strlen(note) - 1);
 	}
 	_log_decision(ctx, topo_eval, candidates, read ? &request.pattern : NULL, rc, note);
-	ctx->eval_placed = rc == SLURM_SUCCESS && saved && !reason[0];
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
-	if (ctx->eval_placed && !test_only)
+	/* Only fabricfit's own choice has segments of its rule. */
+	if (rc == SLURM_SUCCESS && saved && !reason[0] && !test_only)
 		ffg_jobinfo_note(ctx, topo_eval);
 #endif
 	if (rc == SLURM_SUCCESS)

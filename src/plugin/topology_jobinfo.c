@@ -5,8 +5,14 @@
  * the job asks --network=unique-channel-per-segment (topology/block records the same, and
  * only then). slurmctld keeps it in the job's saved state (pack/unpack) across restarts.
  *
- * topology_g_eval_nodes frees a job's data before each evaluation; the one that allocates
- * the job leaves it. Which hosts make a segment is the core's (ff_engine_segments).
+ * topology_g_eval_nodes frees a job's data before each evaluation, so the last one leaves
+ * it: as with topology/block, a later pass of cons_tres's job test that fails (a lower
+ * partition tier with OverSubscribe) drops the list of an allocation an earlier pass made,
+ * and the job gets one channel. Which hosts make a segment is the core's (ff_engine_segments).
+ *
+ * Saved format (the job's state file): a uint16 format version (1), a uint32 count, that
+ * many packstr node lists. A fabricfit older than this file cannot read it back: going back
+ * to one while such jobs are in the saved state makes slurmctld refuse the state (docs).
  */
 
 #include "config.h"
@@ -31,6 +37,7 @@
 
 /* More segments than a job could have nodes: a garbled record, not a job. */
 #define FFG_MAX_SEGMENTS (1u << 20)
+#define FFG_JOBINFO_VERSION 1
 
 typedef struct {
 	list_t *segment_list; /* char *: one node list per segment, in segment order */
@@ -52,6 +59,7 @@ extern void ffg_jobinfo_pack(void *data, buf_t *buffer, uint16_t protocol_versio
 	list_itr_t *it;
 	char *nodes;
 
+	pack16(FFG_JOBINFO_VERSION, buffer);
 	pack32(ji && ji->segment_list ? list_count(ji->segment_list) : 0, buffer);
 	if (!ji || !ji->segment_list)
 		return;
@@ -65,9 +73,13 @@ extern int ffg_jobinfo_unpack(void **data, buf_t *buffer, uint16_t protocol_vers
 {
 	ffg_jobinfo_t *ji = xmalloc(sizeof(*ji));
 	uint32_t count = 0;
+	uint16_t version = 0;
 	char *nodes = NULL;
 
 	ji->segment_list = list_create(xfree_ptr);
+	safe_unpack16(&version, buffer);
+	if (version != FFG_JOBINFO_VERSION)
+		goto unpack_error;
 	safe_unpack32(&count, buffer);
 	if (count > FFG_MAX_SEGMENTS)
 		goto unpack_error;
@@ -80,7 +92,8 @@ extern int ffg_jobinfo_unpack(void **data, buf_t *buffer, uint16_t protocol_vers
 	return SLURM_SUCCESS;
 
 unpack_error:
-	error("fabricfit: a job's saved segment list does not read (%u segments): dropped", count);
+	error("fabricfit: a job's saved segment list does not read (format %u, %u segments)",
+	      version, count);
 	xfree(nodes);
 	ffg_jobinfo_free(ji);
 	*data = NULL;
@@ -132,8 +145,7 @@ extern void ffg_jobinfo_note(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 	ffg_jobinfo_t *ji;
 	char *text = NULL;
 
-	if (!ctx->eval_placed || !segment ||
-	    !xstrstr(job_ptr->network, "unique-channel-per-segment") || !ctx->engine ||
+	if (!segment || !xstrstr(job_ptr->network, "unique-channel-per-segment") || !ctx->engine ||
 	    !ffg_map_current(ctx))
 		return;
 	count = _segments(ctx, topo_eval->node_map, segment, &nodes, &segment_of, &n);

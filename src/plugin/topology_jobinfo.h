@@ -17,8 +17,8 @@ extern void ffg_jobinfo_free(void *data);
 extern void ffg_jobinfo_pack(void *data, buf_t *buffer, uint16_t protocol_version);
 extern int ffg_jobinfo_unpack(void **data, buf_t *buffer, uint16_t protocol_version);
 extern int ffg_jobinfo_get(topology_jobinfo_type_t type, void *data, void *out);
-/* After an evaluation that allocated fabricfit's choice: the job's segments, when it asks for
- * an IMEX channel per segment. */
+/* After an evaluation that allocated fabricfit's choice (the caller knows): the job's
+ * segments, when it asks for an IMEX channel per segment. */
 extern void ffg_jobinfo_note(ffg_ctx_t *ctx, topology_eval_t *topo_eval);
 
 #pragma GCC visibility pop

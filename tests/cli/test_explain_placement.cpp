@@ -174,6 +174,18 @@ TEST(ExplainPlacement, ChoicesOnTheSameFreeGpusAreNotLabelled) {
       << text;
 }
 
+TEST(ExplainPlacement, SegmentsAreListedOrSaidNotToHold) {
+  json choice = computed_with_zero_gpus();
+  choice["segments"] = {{"size", 2}, {"nodes", {"gpu[001-002]", "gpu[005-006]"}}};
+  std::string text = render_placement(choice);
+  EXPECT_NE(text.find("  segments     2 of 2 node(s), one domain each (gpu[001-002], gpu[005-006])\n"),
+            std::string::npos)
+      << text;
+  choice["segments"]["nodes"] = json::array();
+  text = render_placement(choice);
+  EXPECT_NE(text.find("  segments     not 2-node segments of one domain each\n"), std::string::npos) << text;
+}
+
 TEST(ExplainPlacement, ASnapshotWithNoConfigBehindItSaysWhatWasTried) {
   const std::string error = "/var/lib/fabricfit/fabric.snapshot: cannot open";
   const std::string none = snapshot_load_error("/etc/slurm/fabricfit.conf", false, false, error);

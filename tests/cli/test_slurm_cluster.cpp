@@ -48,7 +48,7 @@ TEST(SlurmCluster, JobsWithNodesGpusAndReasons) {
   "set" : true, "infinite" : false, "number" : 1700000000}},
     {"job_id": 13, "job_state": ["PENDING"], "nodes": "", "state_reason": "Resources",
      "node_count": {"set": true, "infinite": false, "number": 16}, "tres_per_job": "gres/gpu:32",
-     "gres_detail": []}]
+     "gres_detail": [], "segment_size": 4}]
 })json",
                                      "t");
   ASSERT_EQ(jobs.size(), 2u);
@@ -63,6 +63,8 @@ TEST(SlurmCluster, JobsWithNodesGpusAndReasons) {
   EXPECT_EQ(jobs[1].reason, "Resources");
   EXPECT_EQ(jobs[1].total_gpus, 32);
   EXPECT_EQ(jobs[1].gpus_per_node, 0);
+  EXPECT_EQ(jobs[0].segment_size, 0);  // 24.11's JSON has none
+  EXPECT_EQ(jobs[1].segment_size, 4);
 }
 
 TEST(SlurmCluster, AnUnknownJobGivesSlurmsReason) {

@@ -33,9 +33,10 @@ std::variant<JobRequest, Decline> request_of_slurm_job(const SlurmJobFacts& job)
   const unsigned min_nodes = std::max(job.min_nodes, 1u);
   const unsigned max_nodes = std::max(job.max_nodes, min_nodes);
   r.min_nodes = static_cast<int>(min_nodes);
-  // --exclusive=topo: Slurm offers only wholly free NVLink domains (topology_p_whole_topo)
-  // and blocks the rest of those the job takes, so its hosts are whole too.
-  r.exclusive = job.whole_node || job.exclusive_topo;
+  // --exclusive=topo needs no rule here: Slurm offers such a job only wholly free NVLink
+  // domains (topology_p_whole_topo) and blocks the rest of those it takes. Its hosts are not
+  // asked whole: --mem-per-gpu may leave fewer GPUs usable than a host has.
+  r.exclusive = job.whole_node;
   r.segment_nodes = static_cast<int>(job.segment_size);
   if (job.gpus_per_node > 0) {
     // Slurm gives a -N MIN-MAX job as many nodes as it can, up to what it aims for.

@@ -30,7 +30,7 @@ struct SlurmJobFacts {
   bool required_nodes = false;   // -w
   bool contiguous = false;       // --contiguous
   bool spread_job = false;       // --spread-job
-  bool exclusive_topo = false;   // --exclusive=topo: whole NVLink domains
+  bool exclusive_topo = false;   // --exclusive=topo or ExclusiveTopo=YES: whole NVLink domains
   unsigned segment_size = 0;     // --segment: nodes that lie in one NVLink domain, 0: none
 };
 

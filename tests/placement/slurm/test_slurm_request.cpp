@@ -79,16 +79,15 @@ TEST(SlurmRequest, GpusPerNodeWithNodeRangeAimForSlurmsCount) {
   EXPECT_EQ(d.request.exclusive, 1);
 }
 
-TEST(SlurmRequest, ExclusiveTopoIsPlacedByFabricfitOnWholeHosts) {
+TEST(SlurmRequest, ExclusiveTopoIsPlacedByFabricfit) {
   // --exclusive=topo: Slurm offers wholly free NVLink domains only (topology_p_whole_topo),
-  // and fabricfit chooses among them; the job holds its hosts whole.
+  // and fabricfit chooses among them, asking for the GPUs the job asks (not whole hosts).
   auto f = gpus_job("gres/gpu:8");
   f.exclusive_topo = 1;
   const auto d = decide(f);
   ASSERT_EQ(d.rc, FF_OK) << d.reason;
-  EXPECT_EQ(d.request.exclusive, 1);
-  f.exclusive_topo = 0;
-  EXPECT_EQ(decide(f).request.exclusive, 0);
+  EXPECT_EQ(d.request.total_gpus, 8u);
+  EXPECT_EQ(d.request.exclusive, 0);
 }
 
 TEST(SlurmRequest, GpusPerNodeWithoutNodeCountIsOneNode) {
