@@ -39,6 +39,16 @@
 # evaluation; bench/cycle_probe_summary.py compares the runs. Lab daemons listen on 127.0.0.1 only; each lab is taken down at the end
 # (and on interruption).
 #
+# NVL=N (issue 30 item 5; docs/placement.md, "Lab stream on NVLink domains"): the lab's hosts
+# in NVLink domains of N consecutive hosts (BlockName lines, read by discovery), and the
+# comparison is against Slurm's topology/block on the same domains (POLICIES "block
+# fabricfit"). With it: NODES (72), LEAVES (4), UPLINKS (9: 2:1), DEGRADE (none), MARK
+# lab-stream-nvl, and the stream TRACE_FORMAT kalos, MAX_HOSTS 36, JOBS 80, LOAD 0.6,
+# WALL_MIN 8 (NVL=18: the recorded run, about 2 x 10 minutes). The lab's geometry is also set by these for any run: NODES (64), LEAVES (8),
+# UPLINKS (4), DEGRADE (groups=3,fraction=0.5,rate=4xEDR; "none": a healthy fabric).
+# TRACE_FORMAT (elasticflow): kalos reads Acme's Kalos excerpt (no duration cap), with
+# MAX_HOSTS leaving out jobs wider than that many 8-GPU hosts (0: none).
+#
 # FAULTS=1 (issue 29 item 7; docs/placement.md, "Lab stream with faults"): the same stream
 # through a fabric that fails mid-stream, the same events at the same times in both runs.
 # `fabricfit health --sweep` sweeps the lab's ibsim every SWEEP_S (20) seconds from the
@@ -55,16 +65,28 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-lab-stream-results}
 update_docs=${2:-}
-jobs=${JOBS:-320}
 start=${START:-0}
 faults=${FAULTS:-0}
-if [ "$faults" = 1 ]; then mark=${MARK:-lab-stream-faults}; else mark=${MARK:-lab-stream}; fi # --update-docs: the docs/placement.md section between MARK:begin/end
-wall_min=${WALL_MIN:-12}
+nvl=${NVL:-0}
+if [ "$faults" = 1 ]; then mark=${MARK:-lab-stream-faults}; elif [ "$nvl" -gt 0 ]; then mark=${MARK:-lab-stream-nvl}; else mark=${MARK:-lab-stream}; fi # --update-docs: the docs/placement.md section between MARK:begin/end
 cap_h=${CAP_H:-8}
-load=${LOAD:-0.8}
-policies=${POLICIES:-"tree fabricfit"}
+if [ "$nvl" -gt 0 ]; then
+  # The recorded NVLink run: Kalos jobs of up to two domains, so some span domains.
+  policies=${POLICIES:-"block fabricfit"}
+  nodes=${NODES:-72} leaves=${LEAVES:-4} uplinks=${UPLINKS:-9} degrade=${DEGRADE:-none}
+  jobs=${JOBS:-80} load=${LOAD:-0.6} wall_min=${WALL_MIN:-8}
+  trace_format=${TRACE_FORMAT:-kalos} max_hosts=${MAX_HOSTS:-36}
+  trace=${TRACE:-/work/shared/traces/acme-kalos-2023-excerpt/converted_kalos_trace.csv}
+else
+  policies=${POLICIES:-"tree fabricfit"}
+  nodes=${NODES:-64} leaves=${LEAVES:-8} uplinks=${UPLINKS:-4} degrade=${DEGRADE:-groups=3,fraction=0.5,rate=4xEDR}
+  jobs=${JOBS:-320} load=${LOAD:-0.8} wall_min=${WALL_MIN:-12}
+  trace_format=${TRACE_FORMAT:-elasticflow} max_hosts=${MAX_HOSTS:-0}
+  trace=${TRACE:-/work/shared/traces/elasticflow-itp-2021/cluster04.csv}
+fi
+# The policy the summary compares fabricfit with: block on domains, else tree.
+case " $policies " in *" block "*) baseline=block ;; *) baseline=tree ;; esac
 repeat=${REPEAT:-1}
-trace=${TRACE:-/work/shared/traces/elasticflow-itp-2021/cluster04.csv}
 ff=$(realpath "${FABRICFIT:-$top/build/fabricfit}")
 lab_prefix=${LAB_DIR:-/var/tmp/labrun-stream}
 wait_cap=${WAIT_CAP:-28800}
@@ -73,7 +95,6 @@ demand=${DEMAND:-peak}
 routing=${ROUTING:-static}
 rule=${RULE:-multi=ring,alltoall=0.5}
 estimate=${ESTIMATE:-limit}
-degrade=groups=3,fraction=0.5,rate=4xEDR
 sweep_s=${SWEEP_S:-20}
 fault_at=${FAULT_AT:-$((wall_min * 15))}
 flap_s=${FLAP_S:-60}
@@ -96,20 +117,37 @@ export FABRICFIT_BIN=$ff
 # longest jobs run for days; a lab run cannot), as an ElasticFlow CSV; the replay then
 # compresses the arrivals to LOAD on this fabric, gives each job its communication share
 # and pattern (--jobs-csv) and predicts both policies on exactly this stream.
-awk -F, -v s="$start" -v n="$jobs" -v cap="$((cap_h * 3600))" 'NR == 1 { print; next }
-  NR > s + 1 && NR <= s + n + 1 { d = $3 + 0; if (d > cap) d = cap; print $1 "," $2 "," d "," $4 }' "$trace" > "$out/stream.csv"
-gen=(--leaves 8 --hosts-per-leaf 8 --spines 2 --uplinks 4 --degrade "$degrade")
+if [ "$trace_format" = kalos ]; then
+  # Kalos: GPUs = gpu_workers x gpu_per_worker; durations come from its iterations.
+  awk -F, -v s="$start" -v n="$jobs" -v m="$max_hosts" 'NR == 1 { print; next }
+    NR > s + 1 && (m == 0 || $6 * $8 <= 8 * m) { if (++k <= n) print }' "$trace" > "$out/stream.csv"
+else
+  awk -F, -v s="$start" -v n="$jobs" -v cap="$((cap_h * 3600))" 'NR == 1 { print; next }
+    NR > s + 1 && NR <= s + n + 1 { d = $3 + 0; if (d > cap) d = cap; print $1 "," $2 "," d "," $4 }' "$trace" > "$out/stream.csv"
+fi
+lab_geometry=(--nodes "$nodes" --leaves "$leaves" --spines 2 --uplinks "$uplinks")
+[ "$degrade" = none ] || lab_geometry+=(--degrade "$degrade")
+gen=(--leaves "$leaves" --hosts-per-leaf $((nodes / leaves)) --spines 2 --uplinks "$uplinks")
+[ "$degrade" = none ] || gen+=(--degrade "$degrade")
+if [ "$nvl" -gt 0 ]; then
+  gen+=(--nvl-domain-size "$nvl" --blocks-output "$out/blocks.conf")
+  lab_geometry+=(--nvl-domain-size "$nvl")
+fi
 "$ff" generate "${gen[@]}" -o "$out/fabric.net" > /dev/null
-"$ff" discover --from "$out/fabric.net" -o "$out/fabric.snap" -q
-"$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format elasticflow --target-load "$load" \
-  --policies fabricfit,tree --wait-cap "$wait_cap" --overestimate 1.5 --estimate "$estimate" --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --json \
+if [ "$nvl" -gt 0 ]; then
+  "$ff" discover --from "$out/fabric.net" --blocks "$out/blocks.conf" -o "$out/fabric.snap" -q
+else
+  "$ff" discover --from "$out/fabric.net" -o "$out/fabric.snap" -q
+fi
+"$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format "$trace_format" --target-load "$load" \
+  --policies "fabricfit,$baseline" --wait-cap "$wait_cap" --overestimate 1.5 --estimate "$estimate" --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --json \
   > "$out/replay.json"
 # Time compression: from the first arrival, the last arrival plus the longest job take
 # WALL_MIN minutes (a later window of the trace starts late in trace time).
 first_submit=$(awk -F, 'NR > 1 { s = $2 + 0; if (NR == 2 || s < first) first = s } END { printf "%.3f", first }' "$out/jobs.csv")
 compression=$(awk -F, -v w="$wall_min" -v f="$first_submit" 'NR > 1 { s = $2 - f; if (s > last) last = s; d = $3 + 0; if (d > dmax) dmax = d }
   END { printf "%.3f", (last + dmax) / (w * 60) }' "$out/jobs.csv")
-log "$(($(wc -l < "$out/jobs.csv") - 1)) jobs, trace time / $compression (durations capped at ${cap_h} h)"
+log "$(($(wc -l < "$out/jobs.csv") - 1)) jobs, trace time / $compression$([ "$trace_format" = kalos ] || echo " (durations capped at ${cap_h} h)")"
 ckpt_s=$(awk -v c="$ckpt_trace_s" -v k="$compression" 'BEGIN { printf "%.3f", c / k }')
 
 # 2. One lab run per policy.
@@ -220,9 +258,9 @@ run_policy() {
   # (LocalityWaitRouting): under ECMP nothing collides and no job would wait.
   printf '%s\n' "SnapshotFile=$dir/fabric.snapshot" "LocalityWaitRouting=$routing" \
     "LocalityWaitEstimate=$estimate" > "$res/fabricfit.conf"
-  port=$(pick_ports 64)
-  log "$1: lab up in $dir (ports $port-$((port + 64)))"
-  lab_up "$dir" --nodes 64 --leaves 8 --spines 2 --uplinks 4 --degrade "$degrade" --topology "$policy" \
+  port=$(pick_ports "$nodes")
+  log "$1: lab up in $dir (ports $port-$((port + nodes)))"
+  lab_up "$dir" "${lab_geometry[@]}" --topology "$policy" \
     --ctld-port "$port" --slurmd-port $((port + 1)) --slurm-conf-extra "$res/extra.conf" \
     --fabricfit-conf "$res/fabricfit.conf" --timeout 120 || return 1
   cp "$dir/fabric.snapshot" "$res/fabric.snapshot"
@@ -281,7 +319,8 @@ run_policy() {
   fi
   # Submit every job at its compressed arrival time.
   i=0
-  while IFS=, read -r _ submit dur nodes gpn f pattern; do
+  local job_nodes
+  while IFS=, read -r _ submit dur job_nodes gpn f pattern; do
     i=$((i + 1))
     pattern=${pattern//\"/}
     local at base tlim
@@ -292,15 +331,15 @@ run_policy() {
     sleep "$(awk -v a="$at" -v n="$now" 'BEGIN { d = a - n; printf "%.3f", (d > 0 ? d : 0) }')"
     # The pattern reaches topology/fabricfit through the SPANK option (tree ignores it).
     local -a pat=()
-    [ "$nodes" -lt 2 ] || [ ! -e "$SLURM_PREFIX/lib/slurm/fabricfit.so" ] || pat=(--comm-pattern="$pattern")
+    [ "$job_nodes" -lt 2 ] || [ ! -e "$SLURM_PREFIX/lib/slurm/fabricfit.so" ] || pat=(--comm-pattern="$pattern")
     # Appended: a requeued job's runs write to one file.
     local jid
-    if jid=$(env "${fault_env[@]}" sbatch --parsable --requeue --open-mode=append -J "s$i" -N "$nodes" --gpus-per-node="$gpn" --time="$tlim" \
+    if jid=$(env "${fault_env[@]}" sbatch --parsable --requeue --open-mode=append -J "s$i" -N "$job_nodes" --gpus-per-node="$gpn" --time="$tlim" \
       -o "$res/jobs/%j.out" "${pat[@]}" \
       "$top/bench/lab_job.sh" "$base" "$f" "$pattern" "$gpn" "$res/fabric.snapshot" "$res/registry" "$ff" "$tick" \
       --demand "$demand" --routing "$routing" 2>> "$res/sbatch.err"); then
       echo "$jid" >> "$res/submitted"
-      echo "$jid $at $nodes $gpn $f $base" >> "$res/arrivals"
+      echo "$jid $at $job_nodes $gpn $f $base" >> "$res/arrivals"
     else
       echo "sbatch failed for s$i" >> "$res/sbatch.err"
     fi
@@ -347,7 +386,8 @@ if [ "$faults" = 1 ]; then
   python3 "$top/bench/lab_stream_faults_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" \
     "$sweep_s" "$fault_at" "$flap_s" "$fault_group" "$fault_host" "$slow_keeps" "$ckpt_trace_s" "${runs[@]}" > "$out/lab.md"
 else
-python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" "$demand" "$routing" "$rule" "$estimate" "${runs[@]}" > "$out/lab.md"
+LAB_STREAM_BASELINE=$baseline LAB_STREAM_GEOMETRY="${lab_geometry[*]}" LAB_STREAM_TRACE="$trace" \
+  python3 "$top/bench/lab_stream_summary.py" "$out" "$compression" "$cap_h" "$load" "$(if [ "$start" -eq 0 ]; then echo "the first $jobs jobs"; else echo "jobs $((start + 1))-$((start + jobs))"; fi)" "$demand" "$routing" "$rule" "$estimate" "${runs[@]}" > "$out/lab.md"
 fi
 cat "$out/lab.md"
 if [ "$update_docs" = "--update-docs" ]; then

@@ -20,6 +20,12 @@ import re
 import sys
 from datetime import datetime
 
+# The policy fabricfit is compared with (lab_stream.sh: block on NVLink domains, else tree),
+# the lab's geometry (lab.sh up's options) and the trace, when the run says them.
+BASE = os.environ.get("LAB_STREAM_BASELINE", "tree")
+GEOMETRY = os.environ.get("LAB_STREAM_GEOMETRY", "")
+TRACE = os.environ.get("LAB_STREAM_TRACE", "")
+
 
 def expand_hostlist(text):
     """gpu[001-003,007],gpu010 -> names (Slurm's hostlist syntax, one bracket level)."""
@@ -210,10 +216,14 @@ def main():
                           f"{j['jct']:.0f}", f"{j['slowdown']:.3f}"] if j else ["", "", "", "", "", "", ""])
             w.writerow(line)
 
-    print(f"Stream: {njobs} of ElasticFlow cluster04 (trace durations capped at {cap_h} h), "
+    source = (f"{os.path.basename(TRACE)}" if TRACE and "cluster04" not in TRACE
+              else f"ElasticFlow cluster04 (trace durations capped at {cap_h} h)")
+    lab = (f"`lab.sh up {GEOMETRY}` (8 GPUs per host)" if GEOMETRY and "--nodes 64 --leaves 8 " not in GEOMETRY + " "
+           else "64 hosts x 8 GPUs in 8 leaf groups of 8, 2 spines, 2:1 uplinks "
+           "(4 per leaf), leaf group 3 with half its uplinks at half rate (4xEDR)")
+    print(f"Stream: {njobs} of {source}, "
           f"arrivals compressed to an offered load of {load} (`fabricfit replay --target-load`), then trace time / "
-          f"{compression:.0f} in the lab. Lab: 64 hosts x 8 GPUs in 8 leaf groups of 8, 2 spines, 2:1 uplinks "
-          f"(4 per leaf), leaf group 3 with half its uplinks at half rate (4xEDR); DefMemPerGPU=400, "
+          f"{compression:.0f} in the lab. Lab: {lab}; DefMemPerGPU=400, "
           f"DefCpuPerGPU=4 (1-GPU jobs share nodes); bf_interval=5, sched_interval=10. Each job is "
           f"`bench/lab_job.sh`: its base time is its trace duration / {compression:.0f} (its run time in one leaf "
           f"group with no contention); a multi-host job's pattern comes from the replay's rule `{rule}` (passed "
@@ -259,7 +269,7 @@ def main():
               f"{runs[p]['ctld_cpu']:.1f} | {runs[p]['wall']:.0f} |")
     print()
     profiles(runs, labels)
-    if "tree" in policies and "fabricfit" in policies:
+    if BASE in policies and "fabricfit" in policies:
         targets(runs, stats)
         replay_prediction(os.path.join(out, "replay.json"), compression)
         if len(labels) > len(policies):
@@ -280,30 +290,30 @@ def pred_row(stream, name, cname):
 
 
 def targets(runs, stats):
-    ff, tr = stats[("fabricfit", "multi-host")], stats[("tree", "multi-host")]
+    ff, tr = stats[("fabricfit", "multi-host")], stats[(BASE, "multi-host")]
     r = ff["jct"] / tr["jct"] if tr["jct"] else float("nan")
-    print(f"**Targets** (fabricfit against tree on the same stream):\n")
+    print(f"**Targets** (fabricfit against {BASE} on the same stream):\n")
     print(f"- multi-host mean completion time: {ff['jct']:.1f} s vs {tr['jct']:.1f} s = **{r:.2f}x** "
           f"(target <= 0.90x): {'met' if r <= 0.9 else 'not met'}")
-    base = mean([j["base"] for j in runs["tree"]["jobs"].values() if j and j["nodes"] >= 2])
+    base = mean([j["base"] for j in runs[BASE]["jobs"].values() if j and j["nodes"] >= 2])
     print(f"  - the floor: the multi-host jobs' mean uncontended run time (no wait, no slowdown) is {base:.1f} s, "
-          f"so no placement can do better than **{base / tr['jct']:.2f}x** tree on this stream; tree's own "
+          f"so no placement can do better than **{base / tr['jct']:.2f}x** {BASE} on this stream; {BASE}'s own "
           f"excess over it is {tr['jct'] - base:.1f} s (waits {tr['wait']:.1f} s, slowdown and launch the rest)")
     wider, paid = [], 0
-    fj, tj = runs["fabricfit"]["jobs"], runs["tree"]["jobs"]
+    fj, tj = runs["fabricfit"]["jobs"], runs[BASE]["jobs"]
     for n, j in fj.items():
         t = tj.get(n)
         if j and t and j["nodes"] >= 2 and len(j["groups"]) > len(t["groups"]):
             wider.append((n, j, t))
             paid += 1 if j["jct"] <= t["jct"] else 0
-    print(f"- jobs on more leaf groups than under tree: {len(wider)}; of them {paid} completed no later than "
-          f"under tree (they did not lose by starting wide instead of waiting)"
+    print(f"- jobs on more leaf groups than under {BASE}: {len(wider)}; of them {paid} completed no later than "
+          f"under {BASE} (they did not lose by starting wide instead of waiting)"
           f"{'; the others:' if paid < len(wider) else ''}")
     decided = runs["fabricfit"].get("decisions", {})
     for n, j, t in wider:
         if j["jct"] > t["jct"]:
             print(f"  - {n} ({j['nodes']} hosts, f={j['f']:g}): fabricfit {j['hosts']} in {len(j['groups'])} groups, "
-                  f"wait {j['wait']:.0f} s + run {j['run']:.0f} s; tree {t['hosts']} in {len(t['groups'])}, "
+                  f"wait {j['wait']:.0f} s + run {j['run']:.0f} s; {BASE} {t['hosts']} in {len(t['groups'])}, "
                   f"wait {t['wait']:.0f} s + run {t['run']:.0f} s; {decision_text(decision_for(decided, j))}")
     if wider and decided:
         tally = {}
@@ -315,7 +325,7 @@ def targets(runs, stats):
               + ", ".join(f"{k} {v}" for k, v in sorted(tally.items()))
               + " (no-gain: the model saw no run time to win by waiting; wait-exceeds-gain: the expected wait "
               "was longer than the gain)")
-    sf, st = runs["fabricfit"]["sdiag"], runs["tree"]["sdiag"]
+    sf, st = runs["fabricfit"]["sdiag"], runs[BASE]["sdiag"]
     for key, label in (("main mean cycle", "main"), ("bf mean cycle", "backfill")):
         a, b = sf.get(key), st.get(key)
         if a is not None and b:
@@ -369,8 +379,8 @@ def repeats(runs, labels):
     """Every alternated tree/fabricfit pair of a repeated run, and the median of the ratios:
     one run of each is one sample of a noisy 2-core machine, so a verdict needs several."""
     pairs, k = [], 1
-    while ("tree" if k == 1 else f"tree.{k}") in runs and ("fabricfit" if k == 1 else f"fabricfit.{k}") in runs:
-        t, f = runs["tree" if k == 1 else f"tree.{k}"], runs["fabricfit" if k == 1 else f"fabricfit.{k}"]
+    while (BASE if k == 1 else f"{BASE}.{k}") in runs and ("fabricfit" if k == 1 else f"fabricfit.{k}") in runs:
+        t, f = runs[BASE if k == 1 else f"{BASE}.{k}"], runs["fabricfit" if k == 1 else f"fabricfit.{k}"]
         (tj, tg), (fj, fg) = multi_host(t), multi_host(f)
         row = {"k": k, "jct": (tj, fj), "gh": (tg, fg)}
         for key in ("main mean cycle", "bf mean cycle"):
@@ -381,11 +391,11 @@ def repeats(runs, labels):
     if len(pairs) < 2:
         return
     ratio = lambda ab: ab[1] / ab[0] if ab[0] and ab[1] is not None else float("nan")
-    print(f"\n**Repeated runs**: {len(pairs)} pairs, each tree then fabricfit on the same stream "
+    print(f"\n**Repeated runs**: {len(pairs)} pairs, each {BASE} then fabricfit on the same stream "
           f"(the order of `labels`: {' '.join(labels)}); the first pair is the one above.\n")
-    print("| pair | multi-host mean JCT tree / fabricfit (s) | ratio | multi-host GPU-hours ratio "
-          "| main mean tree / fabricfit (us) | ratio | backfill mean tree / fabricfit (us) | ratio "
-          "| slurmctld CPU tree / fabricfit (s) | ratio |")
+    print(f"| pair | multi-host mean JCT {BASE} / fabricfit (s) | ratio | multi-host GPU-hours ratio "
+          f"| main mean {BASE} / fabricfit (us) | ratio | backfill mean {BASE} / fabricfit (us) | ratio "
+          f"| slurmctld CPU {BASE} / fabricfit (s) | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in pairs:
         m, b = r["main mean cycle"], r["bf mean cycle"]
@@ -405,7 +415,7 @@ def repeats(runs, labels):
     # Tree's own mean moves more between runs than fabricfit's: the runs pooled, as a second view.
     tm, fm = mean([r["jct"][0] for r in pairs]), mean([r["jct"][1] for r in pairs])
     print(f"- multi-host mean completion time, the runs of each policy pooled: {fm:.1f} s vs {tm:.1f} s = "
-          f"**{fm / tm:.3f}x** (tree {min(r['jct'][0] for r in pairs):.1f}-{max(r['jct'][0] for r in pairs):.1f} s, "
+          f"**{fm / tm:.3f}x** ({BASE} {min(r['jct'][0] for r in pairs):.1f}-{max(r['jct'][0] for r in pairs):.1f} s, "
           f"fabricfit {min(r['jct'][1] for r in pairs):.1f}-{max(r['jct'][1] for r in pairs):.1f} s)")
     print()
 
@@ -423,8 +433,8 @@ def replay_prediction(path, compression):
         n = c["within_group"]["jobs"] + c["wider"]["jobs"]
         jct = (c["within_group"]["jct_mean_s"] * c["within_group"]["jobs"] + c["wider"]["jct_mean_s"] * c["wider"]["jobs"])
         multi[r["policy"]] = (n, jct / n if n else float("nan"), c["all"]["gpu_hours"])
-    if "fabricfit" in multi and "tree" in multi and multi["tree"][1]:
-        f, t = multi["fabricfit"], multi["tree"]
+    if "fabricfit" in multi and BASE in multi and multi[BASE][1]:
+        f, t = multi["fabricfit"], multi[BASE]
         print(f"- the replay on the same stream predicts multi-host mean completion {f[1] / compression:.1f} s vs "
               f"{t[1] / compression:.1f} s (lab seconds) = {f[1] / t[1]:.2f}x, GPU-hours {f[2]:.0f} vs {t[2]:.0f}")
 
