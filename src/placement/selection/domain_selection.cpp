@@ -16,9 +16,11 @@
 
 #include <fmt/format.h>
 
+#include "placement/runtime/runtime_model.hpp"
 #include "placement/selection/baselines.hpp"
 #include "placement/selection/selector.hpp"
 #include "placement/selection/selector_run.hpp"
+#include "placement/traffic_matrix.hpp"
 
 namespace fabricfit {
 namespace {
@@ -28,6 +30,9 @@ namespace {
 constexpr std::size_t kDomainTries = 3;
 // Several segments: candidate sets of domains scored.
 constexpr std::size_t kDomainSets = 8;
+// Beside running traffic, the cheapest sets compared by their share of the uplinks.
+constexpr std::size_t kSteerSets = 8;
+constexpr double kShareEpsilon = 1e-6;
 
 struct DomainView {
   std::vector<int> eligible;  // hosts that hold one node of the shape
@@ -372,7 +377,44 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
     if (b.cost < a.cost - selection::kCostEpsilon) return false;
     return a.whole_broken < b.whole_broken;
   });
+  // Beside running traffic (as the leaf-group selector steers a split job): of the sets that
+  // break no more whole domains and use no weaker uplinks than the cheapest, the one that
+  // leaves the job the largest share of its uplinks. A set's cost weighs only its own
+  // traffic, so two wide jobs would otherwise share leaf uplinks that another set keeps
+  // apart (docs/placement.md, "Lab stream on NVLink domains").
+  std::optional<double> share;
+  if (ctx.running != nullptr && scored.size() > 1) {
+    const auto stretch = [&](const Allocation& a) {
+      double worst = 0;
+      for (const int h : a.hosts) {
+        const int l = index.leaf_group_of(h);
+        if (l >= 0) worst = std::max(worst, index.leaf_group(l).stretch);
+      }
+      return worst;
+    };
+    const auto share_of = [&](const Allocation& a) {
+      return ctx.running->share_if_added(TrafficMatrix::build(request.pattern, a.gpus), a.hosts);
+    };
+    const double stretch_cheapest = stretch(scored.front().allocation);
+    std::size_t pick = 0;
+    double best = share_of(scored.front().allocation);
+    for (std::size_t i = 1; i < scored.size() && i < kSteerSets && best < 1.0; ++i) {
+      if (scored[i].whole_broken > scored.front().whole_broken) continue;
+      if (stretch(scored[i].allocation) > stretch_cheapest + kShareEpsilon) continue;
+      const double rho = share_of(scored[i].allocation);
+      if (rho > best + kShareEpsilon) {
+        best = rho;
+        pick = i;
+      }
+    }
+    if (pick != 0) {
+      std::rotate(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(pick),
+                  scored.begin() + static_cast<std::ptrdiff_t>(pick) + 1);
+    }
+    share = best;
+  }
   Decision out;
+  out.uplink_share = share;
   for (std::size_t i = 0; i < scored.size(); ++i) {
     if (i > 0 && static_cast<int>(out.alternatives.size()) >= alternatives) break;
     PlacementScore s =

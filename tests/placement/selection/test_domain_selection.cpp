@@ -8,6 +8,7 @@
 #include <set>
 
 #include "fabric_fixture.hpp"
+#include "placement/runtime/runtime_model.hpp"
 #include "placement/selection/selector.hpp"
 
 using namespace fabricfit;
@@ -223,4 +224,49 @@ TEST(DomainSelection, AJobWiderThanALeafGroupFillsFewGroupsOffDegradedUplinks) {
   ASSERT_TRUE(a);
   EXPECT_EQ(leaf_groups(w, *a), (std::set<int>{1, 2}));
   EXPECT_EQ(per_domain(w, *a), (std::map<int, int>{{2, 4}, {3, 4}, {4, 4}}));
+}
+
+// A wide job beside a running one (docs/placement.md, "Lab stream on NVLink domains"): 4
+// leaf groups of 4 hosts of 4 GPUs, 2:1 (2 uplinks each), each leaf group one domain. An
+// all-to-all job runs on hosts 0, 1 (nvl0) and 4, 5 (nvl1): its traffic fills leaf groups 0
+// and 1's uplinks. Hosts 12, 13 (nvl3) run one-host jobs. A 6-host all-to-all job needs 2
+// domains: nvl2 and 2 hosts of nvl0, nvl1 or nvl3, all partly used, all alike by their own
+// traffic. Blind to the running job the selector takes nvl0's; beside it, nvl3's, whose
+// uplinks are free: a larger share of its uplinks.
+TEST(DomainSelection, AWideJobKeepsOffTheUplinksOfARunningWideJob) {
+  Fabric f = make_fabric(FixtureSpec{.leaf_groups = 4, .hosts_per_leaf = 4, .uplinks = 2});
+  std::vector<NvlinkDomain> domains;
+  for (int d = 0; d < 4; ++d)
+    domains.push_back({"nvl" + std::to_string(d), {4 * d, 4 * d + 1, 4 * d + 2, 4 * d + 3}});
+  set_nvlink_domains(f, domains);
+  World w(std::move(f), WorkloadMix::standard(), 4);
+  const CommPattern a2a = parse_comm_pattern("alltoall");
+  const Allocation running_job{{0, 1, 4, 5}, {4, 4, 4, 4}};
+  w.apply(running_job);
+  occupy(w, {12, 13});
+  const UplinkBundles bundles(w.index, UplinkRouting::Ecmp, &w.fabric);
+  BandwidthSharing sharing(bundles);
+  std::vector<int> changed;
+  sharing.add(0, bundles.demand(TrafficMatrix::build(a2a, running_job.gpus), running_job.hosts), changed);
+  const RunningTraffic running{.bundles = bundles, .sharing = sharing};
+  JobRequest job = nodes_of(6);
+  job.pattern = a2a;
+  const auto share = [&](const Allocation& a) {
+    return running.share_if_added(TrafficMatrix::build(a2a, a.gpus), a.hosts);
+  };
+
+  FabricfitSelector blind;
+  const auto plain = blind.decide(w.ctx(), job);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(per_domain(w, plain->chosen.allocation), (std::map<int, int>{{0, 2}, {2, 4}}));
+
+  PlacementContext beside = w.ctx();
+  beside.running = &running;
+  FabricfitSelector steered;
+  const auto d = steered.decide(beside, job);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(per_domain(w, d->chosen.allocation), (std::map<int, int>{{2, 4}, {3, 2}}));
+  ASSERT_TRUE(d->uplink_share);
+  EXPECT_DOUBLE_EQ(*d->uplink_share, share(d->chosen.allocation));
+  EXPECT_GT(share(d->chosen.allocation), share(plain->chosen.allocation));
 }
