@@ -87,8 +87,8 @@ struct TwoGroups {
 TEST(HealthAvoidance, FailingPartsNeverDegradedPartsWhenSomethingElseFits) {
   TwoGroups c;
   auto tree = make_policy("tree");
-  JobRequest two{.min_nodes = 2, .gpus_per_node = 8};
-  JobRequest one{.min_nodes = 1, .gpus_per_node = 8};
+  JobRequest two{.min_nodes = 2, .gpus_per_node = 8, .pattern = CommPattern{}};
+  JobRequest one{.min_nodes = 1, .gpus_per_node = 8, .pattern = CommPattern{}};
   FabricHealthView health;
   health.host_link.assign(4, PartHealth::Healthy);
   health.uplinks.assign(2, PartHealth::Healthy);
