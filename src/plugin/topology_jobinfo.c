@@ -151,8 +151,7 @@ extern void ffg_jobinfo_note(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 	count = _segments(ctx, topo_eval->node_map, segment, &nodes, &segment_of, &n);
 	if (count <= 0) {
 		info("fabricfit: %pJ: its nodes are not whole --segment=%u segments of NVLink "
-		     "domains: "
-		     "one IMEX channel for the job",
+		     "domains: one IMEX channel for the job",
 		     job_ptr, segment);
 		goto done;
 	}

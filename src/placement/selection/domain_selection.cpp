@@ -32,7 +32,6 @@ constexpr std::size_t kDomainTries = 3;
 constexpr std::size_t kDomainSets = 8;
 // Beside running traffic, the cheapest sets compared by their share of the uplinks.
 constexpr std::size_t kSteerSets = 8;
-constexpr double kShareEpsilon = 1e-6;
 
 struct DomainView {
   std::vector<int> eligible;  // hosts that hold one node of the shape
@@ -396,17 +395,13 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
       return ctx.running->share_if_added(TrafficMatrix::build(request.pattern, a.gpus), a.hosts);
     };
     const double stretch_cheapest = stretch(scored.front().allocation);
-    std::size_t pick = 0;
-    double best = share_of(scored.front().allocation);
-    for (std::size_t i = 1; i < scored.size() && i < kSteerSets && best < 1.0; ++i) {
-      if (scored[i].whole_broken > scored.front().whole_broken) continue;
-      if (stretch(scored[i].allocation) > stretch_cheapest + kShareEpsilon) continue;
-      const double rho = share_of(scored[i].allocation);
-      if (rho > best + kShareEpsilon) {
-        best = rho;
-        pick = i;
-      }
-    }
+    const auto [pick, best] = selection::steer_by_share(
+        std::min(scored.size(), kSteerSets),
+        [&](std::size_t i) {
+          return scored[i].whole_broken <= scored.front().whole_broken &&
+                 stretch(scored[i].allocation) <= stretch_cheapest + selection::kShareEpsilon;
+        },
+        [&](std::size_t i) { return share_of(scored[i].allocation); });
     if (pick != 0) {
       std::rotate(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(pick),
                   scored.begin() + static_cast<std::ptrdiff_t>(pick) + 1);

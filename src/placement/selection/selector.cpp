@@ -14,7 +14,6 @@ using selection::Run;
 namespace {
 // Plans a split job beside running traffic compares by its share of the uplinks.
 constexpr int kSteerPlans = 8;
-constexpr double kShareEpsilon = 1e-6;
 }  // namespace
 
 std::optional<Decision> FabricfitSelector::decide(const PlacementContext& ctx, const JobRequest& request,
@@ -88,17 +87,13 @@ std::optional<Decision> FabricfitSelector::decide_leaf_groups(const PlacementCon
       return worst;
     };
     const double stretch_cheapest = stretch(candidates.front().plan);
-    std::size_t pick = 0;
-    double best = hosts_of(0).share;
-    for (std::size_t i = 1; i < candidates.size() && best < 1.0; ++i) {
-      if (candidates[i].key.whole_leaves_broken > candidates.front().key.whole_leaves_broken) continue;
-      if (stretch(candidates[i].plan) > stretch_cheapest + kShareEpsilon) continue;
-      const double rho = hosts_of(i).share;
-      if (rho > best + kShareEpsilon) {
-        best = rho;
-        pick = i;
-      }
-    }
+    const auto [pick, best] = selection::steer_by_share(
+        candidates.size(),
+        [&](std::size_t i) {
+          return candidates[i].key.whole_leaves_broken <= candidates.front().key.whole_leaves_broken &&
+                 stretch(candidates[i].plan) <= stretch_cheapest + selection::kShareEpsilon;
+        },
+        [&](std::size_t i) { return hosts_of(i).share; });
     if (pick != 0) {
       std::rotate(candidates.begin(), candidates.begin() + static_cast<long>(pick),
                   candidates.begin() + static_cast<long>(pick) + 1);

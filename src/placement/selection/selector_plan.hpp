@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <iterator>
 #include <utility>
 #include <vector>
@@ -11,6 +12,26 @@
 namespace fabricfit::selection {
 
 constexpr double kCostEpsilon = 1e-9;
+constexpr double kShareEpsilon = 1e-6;
+
+// Steering beside running traffic: of the candidates 1..n-1 (cost order) that
+// `comparable(i)` admits against the cheapest (candidate 0), the one that keeps the largest
+// share of its uplinks (`share(i)`; 1: all it asks), when it beats the cheapest's; the search
+// stops once a candidate keeps all it asks. Returns the pick (0: the cheapest) and its share.
+template <class Comparable, class Share>
+std::pair<std::size_t, double> steer_by_share(std::size_t n, Comparable&& comparable, Share&& share) {
+  std::size_t pick = 0;
+  double best = share(std::size_t{0});
+  for (std::size_t i = 1; i < n && best < 1.0; ++i) {
+    if (!comparable(i)) continue;
+    const double rho = share(i);
+    if (rho > best + kShareEpsilon) {
+      best = rho;
+      pick = i;
+    }
+  }
+  return {pick, best};
+}
 
 // Hosts taken from one leaf group. from_free >= 0 (single-node jobs) names the free-GPU
 // count of the host to take; otherwise the tightest-fitting eligible hosts are taken.
