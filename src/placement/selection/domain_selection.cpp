@@ -60,6 +60,41 @@ DomainView view_domains(const PlacementContext& ctx, const JobShape& shape, int 
   return v;
 }
 
+// What placing a one-segment job in a domain takes from block's objective
+// (domain_fragmentation.hpp): the domain-sized jobs (whole free domains) and the
+// half-domain jobs of whole hosts that the free hosts no longer hold. The job is counted
+// on partly used hosts before wholly free ones, as the leaf-group selector takes the
+// tightest hosts. Without it the tightest domain by host count (block's best fit) would put
+// a one-GPU job on a wholly free host in a domain of few free hosts, where a partly used
+// host elsewhere held it: cluster06's one-host waits (docs/placement.md, "NVLink domains").
+struct DomainLoss {
+  int whole_domains = 0;
+  int half_domain_jobs = 0;
+};
+
+std::vector<DomainLoss> domain_losses(const PlacementContext& ctx, const DomainView& v, const JobShape& shape,
+                                      const std::vector<int>& fit) {
+  std::vector<DomainLoss> out(v.eligible.size());
+  for (const int d : fit) {
+    const auto hosts = ctx.index.hosts_of_domain(d);
+    int whole = 0, whole_fit = 0, partial = 0;
+    for (const int h : hosts) {
+      const bool fits = host_fits(ctx, h, shape);
+      if (ctx.gpus.whole_free(h)) {
+        ++whole;
+        whole_fit += fits ? 1 : 0;
+      } else if (fits) {
+        ++partial;
+      }
+    }
+    const int broken = std::min(whole_fit, std::max(0, shape.nodes - partial));
+    const int half = (static_cast<int>(hosts.size()) + 1) / 2;
+    out[d].whole_domains = v.whole[d] ? 1 : 0;
+    out[d].half_domain_jobs = whole / half - (whole - broken) / half;
+  }
+  return out;
+}
+
 // The request for exactly this shape (a -N range or a GPU total already resolved).
 JobRequest fixed_to(const JobRequest& request, const JobShape& shape) {
   JobRequest r = request;
@@ -210,9 +245,15 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
       if (v.eligible[d] >= shape.nodes) fit.push_back(d);
     }
     if (fit.empty()) return std::nullopt;
+    // Block's own objective first (domain_fragmentation.hpp): the domain whose whole
+    // domains and half-domain jobs the job leaves, then block's best fit: the tightest.
+    const std::vector<DomainLoss> loss = domain_losses(ctx, v, shape, fit);
     std::sort(fit.begin(), fit.end(), [&](int a, int b) {
+      if (loss[a].whole_domains != loss[b].whole_domains)
+        return loss[a].whole_domains < loss[b].whole_domains;
+      if (loss[a].half_domain_jobs != loss[b].half_domain_jobs)
+        return loss[a].half_domain_jobs < loss[b].half_domain_jobs;
       if (v.eligible[a] != v.eligible[b]) return v.eligible[a] < v.eligible[b];
-      if (v.whole[a] != v.whole[b]) return v.whole[a] < v.whole[b];
       return a < b;
     });
     const std::size_t tries = kDomainTries + static_cast<std::size_t>(std::max(0, alternatives));
@@ -220,7 +261,9 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
     std::size_t equally_tight = 0;  // the first found, from domains as tight as the tightest
     for (std::size_t i = 0; i < fit.size() && found.size() < tries; ++i) {
       const int d = fit[i];
-      const bool same_fit = v.eligible[d] == v.eligible[fit.front()] && v.whole[d] == v.whole[fit.front()];
+      const int f = fit.front();
+      const bool same_fit = v.eligible[d] == v.eligible[f] && v.whole[d] == v.whole[f] &&
+                            loss[d].half_domain_jobs == loss[f].half_domain_jobs;
       if (!same_fit && static_cast<int>(found.size()) > alternatives) break;
       const auto mask = mask_of(ctx, index.hosts_of_domain(d));
       const PlacementContext inside{ctx.index, ctx.gpus, ctx.frag, mask, ctx.running};

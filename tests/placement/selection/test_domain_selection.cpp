@@ -94,6 +94,32 @@ TEST(DomainSelection, TheTightestDomainThatHoldsTheJob) {
   EXPECT_TRUE(d == 0 || d == 3) << d;
 }
 
+// Block's own objective decides before block's best fit: of the domains that hold the job,
+// the one where it costs no half-domain job (2 wholly free hosts of a domain of 4).
+TEST(DomainSelection, TheDomainThatKeepsItsHalfDomainJobs) {
+  World w = world();
+  // nvl0: every host partly used (3 GPUs free each); nvl1: 2 wholly free hosts; nvl2 and
+  // nvl3 full. By host count nvl1 is the tightest for a one-GPU job, but it would break a
+  // wholly free host there and with it nvl1's one half-domain job.
+  for (int h : {0, 1, 2, 3}) w.busy(h, 1);
+  occupy(w, {4, 5, 8, 9, 10, 11, 12, 13, 14, 15});
+  auto a = place(w, nodes_of(1, 0, 1));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(per_domain(w, *a), (std::map<int, int>{{0, 1}}));
+
+  // Whole hosts: nvl0 has 2 wholly free (the tightest), nvl1 3. One host from nvl1 leaves
+  // it a half-domain job; one from nvl0 leaves nvl0 none.
+  World v = world();
+  occupy(v, {2, 3, 4, 8, 9, 10, 11, 12, 13, 14, 15});
+  a = place(v, nodes_of(1));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(per_domain(v, *a), (std::map<int, int>{{1, 1}}));
+  // Two hosts cost a half-domain job either way: block's best fit, the tightest (nvl0).
+  a = place(v, nodes_of(2));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(per_domain(v, *a), (std::map<int, int>{{0, 2}}));
+}
+
 TEST(DomainSelection, SegmentsEachLieInOneDomain) {
   World w = world();
   occupy(w, {0, 1, 4, 5, 8, 12, 13, 14});  // free: nvl0 2, nvl1 2, nvl2 3, nvl3 1
