@@ -56,6 +56,13 @@ a2a=(--pattern-rule multi=ring,alltoall=0.25,alltoall_min_nodes=4 --demand peak)
 run kalos-a2a nvl "$kalos" kalos "${a2a[@]}"
 run kalos-a2a-2to1 nvl-2to1 "$kalos" kalos "${a2a[@]}"
 run kalos-a2a-degraded nvl-degraded "$kalos" kalos "${a2a[@]}"
+# The same with segments, as a site on block tells its users to ask for jobs that span
+# domains: every job wider than a domain whose node count 8 divides (167 of Kalos's 183)
+# asks --segment=8, every 8 of its nodes inside one domain (fabricfit and block honour it,
+# tree ignores it).
+run kalos-a2a-seg8 nvl "$kalos" kalos "${a2a[@]}" --segment 8
+run kalos-a2a-2to1-seg8 nvl-2to1 "$kalos" kalos "${a2a[@]}" --segment 8
+run kalos-a2a-degraded-seg8 nvl-degraded "$kalos" kalos "${a2a[@]}" --segment 8
 
 python3 - "$out" "$(($(date +%s) - started))" "$seeds" "$load" > "$out/domains.md" <<'EOF'
 import json, os, sys
@@ -68,14 +75,17 @@ print(f"`bench/replay_domains.sh` ({seeds} seeds, target load {load}, {elapsed} 
       "of 18 hosts of 8 GPUs, two NVLink domains of 9 hosts (72 GPUs) under each; fabric 1:1, "
       "2:1, or 1:1 with half the uplinks of leaf groups 1-5 at half rate (degraded); traffic: ring "
       "all-reduce, or a2a (a quarter of the jobs of 4 hosts or more all-to-all, peak demand). "
-      "Multi-domain jobs: wider than a domain (10 or more hosts).\n")
+      "Multi-domain jobs: wider than a domain (10 or more hosts); seg8: those whose node count 8 divides "
+      "ask --segment=8.\n")
 print("| fabric, traffic | trace | policy | mean JCT (s) | x block | x tree | GPU-hours x block | p95 wait (s) "
       "| jobs a domain holds, spread | multi-domain jobs | their JCT x block | their GPU-hours x block "
       "| whole free domains | half-domain jobs held | idle while a job fits (GPU-h) |")
 print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 runs = [("1:1, ring", n, n) for n in ["cluster04", "cluster06", "kalos", "openb"]] + [
     ("1:1, a2a", "kalos", "kalos-a2a"), ("2:1, a2a", "kalos", "kalos-a2a-2to1"),
-    ("degraded, a2a", "kalos", "kalos-a2a-degraded")]
+    ("degraded, a2a", "kalos", "kalos-a2a-degraded"), ("1:1, a2a, seg8", "kalos", "kalos-a2a-seg8"),
+    ("2:1, a2a, seg8", "kalos", "kalos-a2a-2to1-seg8"),
+    ("degraded, a2a, seg8", "kalos", "kalos-a2a-degraded-seg8")]
 for fabric, name, file in runs:
     path = f"{out}/{file}.json"
     d = json.load(open(path))

@@ -26,6 +26,7 @@ struct ReplayCliOptions {
   std::string weights;
   std::vector<int> block_sizes;  // block policies: Slurm's BlockSizes (empty: its default)
   int gpus_per_node = 8;
+  int segment = 0;
   double target_load = 0;
   double locality_wait_s = 0;
   // fabricfit's adaptive wait as the shipped plugin runs it by default (LocalityWaitMax=3600,
@@ -91,6 +92,14 @@ int run_replay(const ReplayCliOptions& opt) {
     throw CLI::ValidationError("--policies",
                                "block needs NVLink domains (Slurm's blocks); the fabric has none");
   }
+  if (opt.segment > 0 && index.domain_count() == 0) {
+    throw CLI::ValidationError("--segment", "needs NVLink domains; the fabric has none");
+  }
+  if (opt.segment > index.largest_domain()) {
+    throw CLI::ValidationError(
+        "--segment", fmt::format("{} is more nodes than the largest NVLink domain has ({})", opt.segment,
+                                 index.largest_domain()));
+  }
   Trace trace = read_trace(opt.trace, *format, opt.gpus_per_node);
   if (opt.max_jobs > 0 && static_cast<int>(trace.jobs.size()) > opt.max_jobs) trace.jobs.resize(opt.max_jobs);
 
@@ -123,6 +132,7 @@ int run_replay(const ReplayCliOptions& opt) {
   options.wait.round_limits = opt.limits == "typed";
   options.wait.estimate = opt.estimate == "history" ? RunEstimate::History : RunEstimate::TimeLimit;
   options.fabric = &fabric;
+  options.segment_nodes = opt.segment;
 
   ReplayReport report;
   report.trace = opt.trace;
@@ -148,6 +158,10 @@ int run_replay(const ReplayCliOptions& opt) {
   report.demand = to_string(options.model.demand);
   report.routing = to_string(options.model.routing);
   if (options.faults.any()) report.faults = options.faults.to_string();
+  report.segment_nodes = opt.segment;
+  report.segment_jobs = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), [&](const TraceJob& job) {
+    return asks_segment(job, opt.segment, index.largest_domain());
+  }));
   for (int s = 0; s < opt.seeds; ++s) report.seeds.push_back(opt.seed + static_cast<std::uint64_t>(s));
   report.results = replay_policies(index, jobs, opt.policies, frag, options, policy_options, opt.seeds);
 
@@ -195,6 +209,10 @@ Action add_replay_command(CLI::App& app) {
                   "block, block-24.11: Slurm's BlockSizes in nodes, the first the base block (default: the "
                   "first NVLink domain's size, levels of 1, 2, 4 and 8 base blocks)")
       ->delimiter(',');
+  cmd->add_option("--segment", opt->segment,
+                  "Jobs wider than the largest NVLink domain whose node count N divides ask --segment=N "
+                  "(topology/block's option: every N of their nodes in one domain); 0: none")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--weights", opt->weights,
                   "fabricfit's score weights, e.g. spine=1,core=4,uplink=2,frag=1 (the default)");
   cmd->add_option("--max-jobs", opt->max_jobs, "Replay only the first N jobs");

@@ -240,6 +240,9 @@ class Simulation {
       request.gpus_per_node = job.gpus_per_node;
       request.pattern = options_.rule.pattern_for(job);
       request.waited_s = t - job.submit_s;
+      if (asks_segment(job, options_.segment_nodes, index_.largest_domain())) {
+        request.segment_nodes = options_.segment_nodes;
+      }
       const double f =
           options_.model.enabled ? comm_share_of(job, options_.model.comm_shares, options_.seed) : 0.0;
       // The running jobs' traffic, for a policy that keeps a split job's flows off loaded cables.
@@ -608,6 +611,10 @@ class Simulation {
 ReplayResult replay_trace(const LocalityIndex& index, const std::vector<TraceJob>& jobs,
                           PlacementPolicy& policy, const FragModel& frag, const ReplayOptions& options) {
   return Simulation(index, jobs, policy, frag, options).run();
+}
+
+bool asks_segment(const TraceJob& job, int segment, int largest_domain) {
+  return segment > 0 && largest_domain > 0 && job.nodes > largest_domain && job.nodes % segment == 0;
 }
 
 LocalityWaitSettings plugin_default_wait() {

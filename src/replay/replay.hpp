@@ -56,6 +56,9 @@ struct ReplayOptions {
   FaultRates faults;
   // These episodes instead of drawing them from faults' rates (faults' other settings hold).
   std::vector<FaultEpisode> fault_episodes;
+  // Jobs wider than the largest NVLink domain whose node count this divides ask
+  // --segment=N (topology/block's option); 0: no job asks it.
+  int segment_nodes = 0;
 };
 
 // What the faults did in one run.
@@ -144,6 +147,11 @@ struct ReplayResult {
 // replay` plays unless told otherwise, so that a replay with default options is the plugin a
 // site installs. (ReplayOptions' own default, a cap of 0, keeps library callers without it.)
 [[nodiscard]] LocalityWaitSettings plugin_default_wait();
+
+// Whether a job asks --segment=`segment` in the replay (ReplayOptions::segment_nodes): it is
+// wider than the largest NVLink domain (`largest_domain` hosts) and `segment` divides its
+// node count, as a site would tell its users to ask for jobs that span domains.
+[[nodiscard]] bool asks_segment(const TraceJob& job, int segment, int largest_domain);
 
 // A multi-host job's communication share: the trace's, else a draw over `shares` by a
 // hash of its id and the seed; 0 for a one-host job.

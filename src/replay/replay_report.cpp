@@ -143,6 +143,12 @@ std::string report_text(const ReplayReport& r) {
                                         : std::string(" (arrivals as recorded)"));
   out += fmt::format("patterns: {}\n", r.rule);
   out += fmt::format("rule:     --pattern-rule {}\n", r.rule_spec);
+  if (r.segment_nodes > 0) {
+    out += fmt::format(
+        "segment:  --segment={}, asked by the jobs wider than an NVLink domain whose node count it divides "
+        "({})\n",
+        r.segment_nodes, r.segment_jobs);
+  }
   out += fmt::format("mix:      {} (fragmentation is measured against it)\n", r.mix);
   out += fmt::format("run time: {}\n", r.model);
   out += fmt::format("seeds:    {}{}\n", r.seeds.size(),
@@ -267,6 +273,8 @@ nlohmann::json report_json(const ReplayReport& r) {
   j["offered_load"] = r.offered_load;
   j["arrival_compression"] = r.compression;
   j["pattern_rule"] = r.rule_spec;
+  j["segment_nodes"] = r.segment_nodes;
+  j["segment_jobs"] = r.segment_jobs;
   j["pattern_rule_text"] = r.rule;
   j["workload_mix"] = r.mix;
   j["runtime_model"] = r.model;

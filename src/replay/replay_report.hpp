@@ -35,6 +35,8 @@ struct ReplayReport {
   std::string demand;              // time-averaged or peak
   std::string routing;             // ecmp or static
   std::string faults;              // FaultRates::to_string(); empty: none
+  int segment_nodes = 0;           // --segment=N asked by the jobs wider than a domain it divides
+  int segment_jobs = 0;            // how many jobs ask it
   std::vector<std::uint64_t> seeds;
   std::vector<std::vector<ReplayResult>> results;  // [policy][seed]
 };

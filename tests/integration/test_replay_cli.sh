@@ -96,6 +96,35 @@ whole=$(jq -r '[.results[] | "\(.policy)=\(.diagnostics.domain_whole_free_mean)"
 check "whole free domains over time: fabricfit and block keep about 3 of 4, tree fewer ($whole)" \
   python3 -c 'import sys; w = dict(x.split("=") for x in sys.argv[1].split()); f, b, t = (float(w[k]) for k in ("fabricfit", "block", "tree"))
 assert 2.9 < f < 3 and abs(f - b) < 1e-9 and t < f - 0.2, w' "$whole"
+# --segment (block's option): 2 leaf groups of 4 hosts, one domain of 4 under each. a (2
+# hosts) runs 5000 s; b (6 hosts, 100 s) is wider than a domain. Without segments it starts
+# at once over 2 + 4 hosts; with --segment 3 every 3 of its hosts lie in one domain, which
+# the domain a half fills cannot give: under fabricfit and block it waits for a to end
+# (completion 5000 - 1 + 100 s); tree ignores segments.
+if ! "$ff" generate --leaves 2 --hosts-per-leaf 4 --spines 1 --nvl-domain-size 4 --blocks-output "$d/s.conf" \
+     -o "$d/s.net" > /dev/null 2> "$d/s.err" ||
+   ! "$ff" discover --from "$d/s.net" --blocks "$d/s.conf" -o "$d/s.snap" -q 2>> "$d/s.err"; then
+  fail "generate and discover a fabric with domains of 4" "$(cat "$d/s.err")"; done_testing
+fi
+printf '%s\n' job_id,submission_time,duration,num_gpu a,0,5000,16 b,1,100,48 > "$d/s.csv"
+for seg in 0 3; do
+  "$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies fabricfit,block,tree \
+    --segment "$seg" --json > "$d/s$seg.json" 2> "$d/s.err" || fail "replay --segment $seg" "$(cat "$d/s.err")"
+done
+jct=$(jq -r '[.results[] | .classes.wider.jct_mean_s] | join(" ")' "$d/s0.json")
+check "without --segment b starts at once under every policy ($jct)" test "$jct" = "100 100 100"
+jct=$(jq -r '[.results[] | .classes.wider.jct_mean_s] | join(" ")' "$d/s3.json")
+check "with --segment 3 fabricfit and block wait for whole segments, tree does not ($jct)" \
+  test "$jct" = "5099 5099 100"
+check "the JSON says which segment and how many jobs ask it" \
+  test "$(jq -c '[.segment_nodes, .segment_jobs]' "$d/s3.json")" = "[3,1]"
+"$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies block --segment 3 > "$d/s3.txt" 2>&1
+check "and so does the text report" grep -q "^segment:  --segment=3, asked by the jobs wider than an NVLink domain whose node count it divides (1)$" "$d/s3.txt"
+"$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies block --segment 5 > /dev/null 2> "$d/s5.err"
+check "a segment larger than the largest domain is refused: $(cat "$d/s5.err")" \
+  grep -q "5 is more nodes than the largest NVLink domain has (4)" "$d/s5.err"
+"$ff" replay "$d/f.snap" --trace "$d/trace.csv" --format elasticflow --segment 2 > /dev/null 2> "$d/sf.err"
+check "and --segment on a fabric without domains: $(cat "$d/sf.err")" grep -q "needs NVLink domains" "$d/sf.err"
 "$ff" replay "$d/f.snap" --trace "$d/trace.csv" --format elasticflow --policies block > /dev/null 2> "$d/nb.err"
 check "block on a fabric without domains is refused: $(cat "$d/nb.err")" grep -qi "domain" "$d/nb.err"
 done_testing
