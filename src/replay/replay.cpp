@@ -298,8 +298,10 @@ class Simulation {
     for (int h : a.hosts) split |= index_.leaf_group_of(h) != first;
     if (!split) return false;
     const double s_now = slowdown(f, sharing_.rho_if_added(demand), options_.model.demand);
-    const GroupReadiness target =
-        earliest_group(index_, gpus_, free_at(t), job.nodes, job.gpus_per_node, t, mask_for(i, t));
+    const int asked =
+        asks_segment(job, options_.segment_nodes, index_.largest_domain()) ? options_.segment_nodes : 0;
+    const GroupReadiness target = earliest_group(index_, gpus_, free_at(t), job.nodes, job.gpus_per_node, t,
+                                                 mask_for(i, t), wait_segment(index_, asked, job.nodes));
     const WaitAdvice advice =
         advise_locality_wait(predicted_run(i), s_now, 1.0, target, t, t - job.submit_s, options_.wait);
     if (!advice.wait || !(advice.until_s > t)) return false;

@@ -51,11 +51,21 @@ struct GroupReadiness {
 // on it (<= now for a host that has). A host counts now if it has `gpus_per_node` free
 // GPUs now, else at host_free_at; a busy host past that time (its jobs overran their
 // limits) has no expected time and does not count. Hosts outside `allowed` never count.
+// `segment` > 0 (wait_segment): the group holds the job only once its NVLink domains hold
+// nodes / segment segments, each `segment` hosts of one domain (hosts in no domain never
+// count), as the job would be placed there; 0: any hosts of the group.
 // O(hosts log hosts).
 [[nodiscard]] GroupReadiness earliest_group(const LocalityIndex& index, const GpuState& gpus,
                                             std::span<const double> host_free_at, int nodes,
                                             int gpus_per_node, double now,
-                                            std::span<const std::uint8_t> allowed = {});
+                                            std::span<const std::uint8_t> allowed = {}, int segment = 0);
+
+// The segment earliest_group counts for a job of `nodes` that asked --segment=`asked` (0:
+// none): on a fabric of NVLink domains, what the domain rules place it in (the asked
+// segment; else the whole job when one domain could hold it; else single hosts); 0 on a
+// fabric without domains. So the locality wait waits for a leaf group whose domains hold
+// the job, not for free hosts that its domain rules could not take.
+[[nodiscard]] int wait_segment(const LocalityIndex& index, int asked, int nodes);
 
 struct WaitAdvice {
   bool wait = false;

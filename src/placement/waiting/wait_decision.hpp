@@ -29,6 +29,7 @@ struct WaitFacts {
   double time_limit_s = 0;  // the predicted duration; 0 or infinite: none, never waits
   double comm_share = 0.3;  // f: the share of its run time the job communicates
   double cap_s = 0;         // the site's LocalityWaitMax; 0: never waits
+  int segment_nodes = 0;    // --segment=N asked; 0: none (the group must hold its segments)
 };
 
 // Why a job does or does not wait (the words the plugin logs and shows).

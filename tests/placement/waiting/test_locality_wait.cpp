@@ -50,6 +50,42 @@ TEST(LocalityWait, EarliestGroupByHand) {
   EXPECT_EQ(earliest_group(index, gpus, free_at, 4, 8, 1).leaf_group, -1);  // no group holds 4
 }
 
+// On NVLink domains a group is ready when its domains hold the job's segments, not when it
+// has enough free hosts: 2 groups of 4 hosts, domains of 2 (nvl0 = 0-1, nvl1 = 2-3 under
+// leaf-01; nvl2 = 4-5, nvl3 = 6-7 under leaf-02).
+TEST(LocalityWait, EarliestGroupCountsSegmentsInDomains) {
+  Fabric f = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4});
+  set_nvlink_domains(f, {{"nvl0", {0, 1}}, {"nvl1", {2, 3}}, {"nvl2", {4, 5}}, {"nvl3", {6, 7}}});
+  const LocalityIndex index(f);
+  GpuState gpus = GpuState::uniform(8, 8);
+  // leaf-01: hosts 0 and 2 free now, one in each domain; 1 and 3 busy until 400.
+  // leaf-02: nvl2's two hosts busy until 100, nvl3's until 400.
+  const std::vector<double> free_at{0, 400, 0, 400, 100, 100, 400, 400};
+  for (int h : {1, 3, 4, 5, 6, 7}) gpus.free[h] = 0;
+  // A 2-host job fits a domain: its one segment is the whole job.
+  EXPECT_EQ(wait_segment(index, 0, 2), 2);
+  const auto g = earliest_group(index, gpus, free_at, 2, 8, 1, {}, wait_segment(index, 0, 2));
+  EXPECT_EQ(g.leaf_group, 1);
+  EXPECT_DOUBLE_EQ(g.ready_s, 100);
+  EXPECT_EQ(g.hosts, (std::vector<int>{4, 5}));
+  // Counting hosts alone, leaf-01 looks ready now, though no domain there holds the job.
+  EXPECT_EQ(earliest_group(index, gpus, free_at, 2, 8, 1).leaf_group, 0);
+  // 4 hosts in segments of 2: leaf-01 at 400 (nvl0 and nvl1 whole) and leaf-02 at 400 too;
+  // the lower group index wins the tie.
+  const auto w = earliest_group(index, gpus, free_at, 4, 8, 1, {}, 2);
+  EXPECT_EQ(w.leaf_group, 0);
+  EXPECT_DOUBLE_EQ(w.ready_s, 400);
+  EXPECT_EQ(w.hosts.size(), 4u);
+  // Segments that do not divide the job: no group.
+  EXPECT_EQ(earliest_group(index, gpus, free_at, 3, 8, 1, {}, 2).leaf_group, -1);
+  // Wider than a domain without --segment: single hosts, each in some domain.
+  EXPECT_EQ(wait_segment(index, 0, 3), 1);
+  EXPECT_EQ(wait_segment(index, 2, 4), 2);
+  // Without domains nothing changes.
+  const LocalityIndex plain(make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4}));
+  EXPECT_EQ(wait_segment(plain, 2, 4), 0);
+}
+
 // 2 groups x 3 hosts, each group's one uplink at 100 Gb/s. A (2 hosts, 100 s) and B (2
 // hosts, 300 s) start at 0, one per group; C (2 hosts, f = 0.5, at peak) arrives at 1 and
 // could only be split: its ring wants 200 Gb/s of 100, rho 0.5, s = 1.5. Leaf-01 holds C

@@ -62,6 +62,27 @@ TEST(WaitDecision, AWaitThatPays) {
   EXPECT_EQ(d.hosts, (std::vector<int>{0, 1, 2, 3}));  // free now first, then by free time
 }
 
+// The same cluster with NVLink domains: nvl0 = hosts 0-2 and nvl1 = host 3 under group 0,
+// nvl2 = 4-5 and nvl3 = 6-7 under group 1. Asking --segment=2, the job needs 2 hosts of one
+// domain twice: group 0 never gives that (nvl0 one segment, nvl1 none), so the wait is for
+// group 1, at 2800: 1800 s of expected wait for 100 s of gain.
+TEST(WaitDecision, SegmentsMustFitTheGroupsDomains) {
+  Cluster c;
+  set_nvlink_domains(c.fabric, {{"nvl0", {0, 1, 2}}, {"nvl1", {3}}, {"nvl2", {4, 5}}, {"nvl3", {6, 7}}});
+  const LocalityIndex index(c.fabric);
+  const UplinkBundles bundles(index);
+  WaitFacts facts{.now = 1000, .eligible = 1000, .time_limit_s = 600, .comm_share = 0.5, .cap_s = 3600};
+  WaitDecision d = decide_locality_wait(index, bundles, c.gpus, c.free_at, {}, c.alltoall, 8, c.now, facts);
+  EXPECT_EQ(d.verdict, WaitVerdict::Waits);  // no segment: any 4 hosts of group 0, at 1060
+  EXPECT_EQ(d.leaf_group, 0);
+  facts.segment_nodes = 2;
+  d = decide_locality_wait(index, bundles, c.gpus, c.free_at, {}, c.alltoall, 8, c.now, facts);
+  EXPECT_EQ(d.verdict, WaitVerdict::WaitTooLong);
+  EXPECT_FALSE(d.wait);
+  EXPECT_EQ(d.leaf_group, 1);
+  EXPECT_DOUBLE_EQ(d.ready_at, 2800);
+}
+
 TEST(WaitDecision, AWaitThatDoesNotPay) {
   const Cluster c;
   // Time limit 300 s: gain = 50 s < 60 s: start split now.
