@@ -11,8 +11,9 @@
 # about 2 x (WALL_MIN + 3) minutes.
 #
 #   bench/lab_stream.sh [OUT] [--update-docs]
-# Writes OUT/lab.md (the tables), OUT/per_job.csv (every job under both policies) and each
-# run's records in OUT/POLICY/; --update-docs puts lab.md between the lab-stream markers of
+# Writes OUT/lab.md (the tables), OUT/per_job.csv (every job under both policies), the
+# replay's prediction of the same stream (OUT/replay.json, and job by job
+# OUT/replay_per_job.csv) and each run's records in OUT/POLICY/; --update-docs puts lab.md between the lab-stream markers of
 # docs/placement.md and per_job.csv in docs/lab_stream_jobs.csv.
 #
 # Environment: JOBS (320), START (trace jobs skipped first, 0), MARK (lab-stream: the
@@ -140,7 +141,7 @@ else
   "$ff" discover --from "$out/fabric.net" -o "$out/fabric.snap" -q
 fi
 "$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format "$trace_format" --target-load "$load" \
-  --policies "fabricfit,$baseline" --wait-cap "$wait_cap" --overestimate 1.5 --estimate "$estimate" --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --json \
+  --policies "fabricfit,$baseline" --wait-cap "$wait_cap" --overestimate 1.5 --estimate "$estimate" --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --per-job "$out/replay_per_job.csv" --json \
   > "$out/replay.json"
 # Time compression: from the first arrival, the last arrival plus the longest job take
 # WALL_MIN minutes (a later window of the trace starts late in trace time).

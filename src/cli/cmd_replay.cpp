@@ -23,6 +23,7 @@ struct ReplayCliOptions {
   std::string mix;
   std::string svg;
   std::string jobs_csv;
+  std::string per_job;
   std::string weights;
   std::vector<int> block_sizes;  // block policies: Slurm's BlockSizes (empty: its default)
   int gpus_per_node = 8;
@@ -57,6 +58,54 @@ std::string jobs_csv(const std::vector<TraceJob>& jobs, const ReplayOptions& opt
     const std::string pattern = job.nodes >= 2 ? options.rule.pattern_for(job).to_string() : "none";
     out += fmt::format("{},{:.3f},{:.3f},{},{},{:g},\"{}\"\n", job.id, job.submit_s, job.duration_s,
                        job.nodes, job.gpus_per_node, f, pattern);
+  }
+  return out;
+}
+
+// Every job's run under each policy (first seed): where it ran and how long, to read a
+// comparison job by job (docs/placement.md, "Lab stream on NVLink domains").
+std::string per_job_csv(const ReplayReport& report, const std::vector<TraceJob>& jobs,
+                        const LocalityIndex& index, const ReplayOptions& options) {
+  std::string out =
+      "policy,seed,id,nodes,gpus_per_node,pattern,comm_share,submit_s,start_s,end_s,wait_s,run_s,duration_s,"
+      "run_x,leaf_groups,domains\n";
+  for (const auto& per_seed : report.results) {
+    const ReplayResult& r = per_seed.front();
+    for (const JobRun& run : r.runs) {
+      const TraceJob& job = jobs[static_cast<std::size_t>(run.job)];
+      std::vector<int> groups;
+      std::vector<std::pair<int, int>> domains;  // (domain, hosts)
+      for (const int h : run.hosts) {
+        groups.push_back(index.leaf_group_of(h));
+        const int d = index.domain_of(h).value_or(-1);
+        auto it = std::find_if(domains.begin(), domains.end(), [&](const auto& e) { return e.first == d; });
+        if (it == domains.end()) {
+          domains.emplace_back(d, 1);
+        } else {
+          ++it->second;
+        }
+      }
+      std::sort(groups.begin(), groups.end());
+      groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+      std::sort(domains.begin(), domains.end());
+      std::string where;
+      if (index.domain_count() > 0) {
+        for (const auto& [d, n] : domains) {
+          where +=
+              fmt::format("{}{}:{}", where.empty() ? "" : " ", d >= 0 ? index.domain_name(d) : "(none)", n);
+        }
+      }
+      const double f = job.nodes >= 2 && options.model.enabled
+                           ? comm_share_of(job, options.model.comm_shares, r.seed)
+                           : 0.0;
+      const std::string pattern = job.nodes >= 2 ? options.rule.pattern_for(job).to_string() : "none";
+      const double run_s = run.end_s - run.start_s;
+      out += fmt::format(
+          "{},{},{},{},{},\"{}\",{:g},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{},\"{}\"\n", r.policy,
+          r.seed, job.id, job.nodes, job.gpus_per_node, pattern, f, job.submit_s, run.start_s, run.end_s,
+          run.start_s - job.submit_s, run_s, job.duration_s,
+          job.duration_s > 0 ? run_s / job.duration_s : 0.0, groups.size(), where);
+    }
   }
   return out;
 }
@@ -133,6 +182,7 @@ int run_replay(const ReplayCliOptions& opt) {
   options.wait.estimate = opt.estimate == "history" ? RunEstimate::History : RunEstimate::TimeLimit;
   options.fabric = &fabric;
   options.segment_nodes = opt.segment;
+  options.keep_runs = !opt.per_job.empty();
 
   ReplayReport report;
   report.trace = opt.trace;
@@ -167,6 +217,7 @@ int run_replay(const ReplayCliOptions& opt) {
 
   if (!opt.svg.empty()) write_file_atomically(opt.svg, report_svg(report));
   if (!opt.jobs_csv.empty()) write_file_atomically(opt.jobs_csv, jobs_csv(jobs, options));
+  if (!opt.per_job.empty()) write_file_atomically(opt.per_job, per_job_csv(report, jobs, index, options));
   if (opt.json) {
     fmt::print("{}\n", report_json(report).dump(2));
   } else {
@@ -262,6 +313,10 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option("--jobs-csv", opt->jobs_csv,
                   "Also write the replayed job stream (id, submit_s, duration_s, nodes, gpus_per_node, "
                   "comm_share, pattern) as CSV: what bench/lab_stream.sh submits to a lab");
+  cmd->add_option(
+      "--per-job", opt->per_job,
+      "Also write every job's run under each policy (first seed) as CSV: start, end, wait, run "
+      "time against its uncontended duration (run_x), leaf groups and NVLink domains (name:hosts)");
   cmd->add_flag("--json", opt->json, "Print JSON");
   return [opt] { return run_replay(*opt); };
 }

@@ -181,6 +181,12 @@ class Simulation {
                                : 0.0;
     result_.decision_us_mean = result_.decisions > 0 ? decision_seconds_ * 1e6 / result_.decisions : 0.0;
     fill_job_metrics(jobs_, start_, end_, index_.largest_leaf_group(), result_, index_.largest_domain());
+    if (options_.keep_runs) {
+      for (std::size_t i = 0; i < jobs_.size(); ++i) {
+        if (start_[i] < 0) continue;
+        result_.runs.push_back(JobRun{static_cast<int>(i), start_[i], end_[i], allocations_[i].hosts});
+      }
+    }
     return result_;
   }
 

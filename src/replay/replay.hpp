@@ -56,6 +56,8 @@ struct ReplayOptions {
   FaultRates faults;
   // These episodes instead of drawing them from faults' rates (faults' other settings hold).
   std::vector<FaultEpisode> fault_episodes;
+  // Keep each job's run (ReplayResult::runs): `replay --per-job`.
+  bool keep_runs = false;
   // Jobs wider than the largest NVLink domain whose node count this divides ask
   // --segment=N (topology/block's option); 0: no job asks it.
   int segment_nodes = 0;
@@ -75,6 +77,14 @@ struct FaultFigures {
   int kept_off = 0;
   int took_degraded = 0;
   int waited_for_healthy = 0;
+};
+
+// One job's run, as the replay placed it (its last run after a fault).
+struct JobRun {
+  int job = 0;  // index in the replayed stream
+  double start_s = 0;
+  double end_s = 0;
+  std::vector<int> hosts;  // rank order
 };
 
 // Job classes by width: one host; several hosts that one leaf group could hold; wider.
@@ -129,6 +139,7 @@ struct ReplayResult {
   double slowed_jobs_share = 0;       // of the jobs, slowed by more than 1 %
   int locality_waits = 0;             // jobs that waited for a leaf group (adaptive wait)
   FaultFigures faults;
+  std::vector<JobRun> runs;  // with ReplayOptions::keep_runs: every job that ran, in stream order
 };
 
 [[nodiscard]] ReplayResult replay_trace(const LocalityIndex& index, const std::vector<TraceJob>& jobs,

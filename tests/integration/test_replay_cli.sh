@@ -120,6 +120,15 @@ check "the JSON says which segment and how many jobs ask it" \
   test "$(jq -c '[.segment_nodes, .segment_jobs]' "$d/s3.json")" = "[3,1]"
 "$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies block --segment 3 > "$d/s3.txt" 2>&1
 check "and so does the text report" grep -q "^segment:  --segment=3, asked by the jobs wider than an NVLink domain whose node count it divides (1)$" "$d/s3.txt"
+# --per-job: every job's run under each policy, where and how long.
+"$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies fabricfit,block,tree --segment 3 \
+  --per-job "$d/pj.csv" > /dev/null 2> "$d/pj.err" || fail "replay --per-job" "$(cat "$d/pj.err")"
+check "--per-job writes a header and one row per job and policy ($(wc -l < "$d/pj.csv") lines)" \
+  bash -c 'head -1 "$1" | grep -q "^policy,seed,id,nodes,.*,start_s,end_s,wait_s,run_s,duration_s,run_x,leaf_groups,domains$" && [ "$(wc -l < "$1")" = 7 ]' _ "$d/pj.csv"
+row=$(awk -F, '$1 == "block" && $3 == "b" { print $11 "|" $15 "|" $16 }' "$d/pj.csv")
+check "block's b waited 4999 s for two segments of 3, one per domain ($row)" test "$row" = '4999.000|2|"nvl0:3 nvl1:3"'
+row=$(awk -F, '$1 == "tree" && $3 == "b" { print $11 "|" $16 }' "$d/pj.csv")
+check "tree's b started at once, 2 and 4 hosts of the two domains ($row)" test "$row" = '0.000|"nvl0:2 nvl1:4"'
 "$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies block --segment 5 > /dev/null 2> "$d/s5.err"
 check "a segment larger than the largest domain is refused: $(cat "$d/s5.err")" \
   grep -q "5 is more nodes than the largest NVLink domain has (4)" "$d/s5.err"
