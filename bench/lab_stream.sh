@@ -293,7 +293,8 @@ run_policy() {
   fi
   "$ff" show --json "$res/fabric.snapshot" > "$res/fabric.json"
   [ ! -f "$dir/topology.conf" ] || cp "$dir/topology.conf" "$res/topology.conf"
-  for so in "$SLURM_PREFIX/lib/slurm/topology_fabricfit.so" "$ff"; do
+  # The topology plugin this run loads (Slurm's own for tree and block), and the CLI.
+  for so in "$SLURM_PREFIX/lib/slurm/topology_$policy.so" "$ff"; do
     [ -e "$so" ] && printf '%s  %s\n' "$(sha256sum < "$so" | cut -c1-16)" "$so"
   done > "$res/binaries.txt"
   sdiag -r > /dev/null

@@ -275,7 +275,7 @@ def main():
         if len(labels) > len(policies):
             repeats(runs, labels)
     print()
-    print("Plugin and CLI used (sha256 prefix):")
+    print("Topology plugin and CLI used (sha256 prefix):")
     print()
     for p in policies:
         for line in runs[p]["binaries"].splitlines():
