@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/model_options_cli.hpp"
+#include "common/hostlist.hpp"
 #include "topology/fabric_builder.hpp"
 #include "topology/readers/fabric_source.hpp"
 #include "topology/readers/ibnd_planes.hpp"
@@ -23,6 +24,21 @@
 
 namespace fabricfit::cli {
 namespace {
+
+// ", N host(s) in none: HOSTLIST" when some compute hosts are in no NVLink domain: a node
+// whose report never came (or a rack the blocks file left out) stands out at discovery.
+std::string in_no_domain(const Fabric& fabric) {
+  std::vector<char> in(fabric.hosts.size(), 0);
+  for (const NvlinkDomain& d : fabric.nvlink_domains) {
+    for (const int h : d.hosts) in[static_cast<std::size_t>(h)] = 1;
+  }
+  std::vector<std::string> none;
+  for (std::size_t h = 0; h < fabric.hosts.size(); ++h) {
+    if (!in[h]) none.push_back(fabric.hosts[h].name);
+  }
+  if (none.empty()) return "";
+  return fmt::format(", {} host(s) in none: {}", none.size(), compress_hostlist(none));
+}
 
 // Exit status when a partial discovery is refused: a timer unit can tell it from a
 // failure to discover at all.
@@ -93,7 +109,9 @@ int run_discover(const DiscoverOptions& opt) {
         "{}: {} hosts, {} leaf groups, {} rail(s), {} tier(s), {} degraded link(s), {} warning(s){}{}\n",
         opt.output, fabric.hosts.size(), fabric.leaf_groups.size(), fabric.rails, fabric.tiers,
         fabric.degraded_links.size(), fabric.warnings.size(),
-        blocks || report ? fmt::format(", {} NVLink domain(s)", fabric.nvlink_domains.size()) : "",
+        blocks || report
+            ? fmt::format(", {} NVLink domain(s){}", fabric.nvlink_domains.size(), in_no_domain(fabric))
+            : "",
         fabric.partial ? " (PARTIAL)" : "");
   }
   return 0;

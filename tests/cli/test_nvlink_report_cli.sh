@@ -57,6 +57,9 @@ if discover_report dir "$fx/by-host" -q; then
     > "$d/dir.expected"
   check "each node left out is a warning naming its file and line, even with --quiet" diff -u "$d/dir.expected" "$d/dir.err"
   check "--quiet prints nothing else" test ! -s "$d/dir.out"
+  discover_report dir-loud "$fx/by-host"
+  check "without --quiet the summary names the hosts in no domain ($(cat "$d/dir-loud.out"))" \
+    grep -q ", 2 NVLink domain(s), 2 host(s) in none: gpu\[007-008\]$" "$d/dir-loud.out"
 else
   fail "discover --nvlink-report by-host" "$(cat "$d/dir.err")"
 fi
