@@ -64,6 +64,21 @@ run kalos-a2a-seg8 nvl "$kalos" kalos "${a2a[@]}" --segment 8
 run kalos-a2a-2to1-seg8 nvl-2to1 "$kalos" kalos "${a2a[@]}" --segment 8
 run kalos-a2a-degraded-seg8 nvl-degraded "$kalos" kalos "${a2a[@]}" --segment 8
 
+# The same against block with Slurm's backfill reservations in the queue (the first job that
+# cannot start holds the hosts it will get; the runs above skip it and let later jobs pass):
+# whether the comparison stands when the queue works as Slurm's does. fabricfit and block only.
+reserve() {  # NAME FABRIC TRACE FORMAT [REPLAY-ARGS...]
+  local name=$1 fab=$2 trace=$3 format=$4; shift 4
+  "$ff" replay "$out/$fab.snap" --trace "$trace" --format "$format" --policies fabricfit,block \
+    --seeds "$seeds" --target-load "$load" --backfill reserve "$@" --json > "$out/$name-reserve.json"
+}
+reserve cluster04 nvl "$traces/elasticflow-itp-2021/cluster04.csv" elasticflow
+reserve cluster06 nvl "$traces/elasticflow-itp-2021/cluster06.csv" elasticflow
+reserve kalos-a2a-2to1 nvl-2to1 "$kalos" kalos "${a2a[@]}"
+reserve kalos-a2a-degraded nvl-degraded "$kalos" kalos "${a2a[@]}"
+reserve kalos-a2a-2to1-seg8 nvl-2to1 "$kalos" kalos "${a2a[@]}" --segment 8
+reserve kalos-a2a-degraded-seg8 nvl-degraded "$kalos" kalos "${a2a[@]}" --segment 8
+
 python3 - "$out" "$(($(date +%s) - started))" "$seeds" "$load" > "$out/domains.md" <<'EOF'
 import json, os, sys
 out, elapsed, seeds, load = sys.argv[1:5]
@@ -104,6 +119,27 @@ for fabric, name, file in runs:
               f"| {mean(r['diagnostics']['domain_whole_free_mean']):.2f} "
               f"| {mean(r['diagnostics']['domain_half_jobs_mean']):.2f} "
               f"| {mean(r['idle_while_fit_gpu_hours']):.0f} |")
+print()
+print("With Slurm's backfill reservations (`--backfill reserve`: the first job that cannot start "
+      "holds the hosts it will get), fabricfit against block:\n")
+print("| fabric, traffic | trace | mean JCT x block | p95 wait (s), fabricfit / block "
+      "| multi-domain JCT x block | multi-domain GPU-hours x block | whole free domains, fabricfit / block "
+      "| half-domain jobs held, fabricfit / block |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
+for fabric, name, file in [("1:1, ring", "cluster04", "cluster04"), ("1:1, ring", "cluster06", "cluster06"),
+                           ("2:1, a2a", "kalos", "kalos-a2a-2to1"), ("degraded, a2a", "kalos", "kalos-a2a-degraded"),
+                           ("2:1, a2a, seg8", "kalos", "kalos-a2a-2to1-seg8"),
+                           ("degraded, a2a, seg8", "kalos", "kalos-a2a-degraded-seg8")]:
+    d = json.load(open(f"{out}/{file}-reserve.json"))
+    f, b = ({r["policy"]: r for r in d["results"]}[p] for p in ("fabricfit", "block"))
+    fig = lambda r, *k: mean(r[k[0]][k[1]][k[2]]) if len(k) == 3 else mean(r[k[0]][k[1]])
+    mf, mb = f.get("multi_domain"), b.get("multi_domain")
+    wide = (f"{ratio(mean(mf['jct_mean_s']), mean(mb['jct_mean_s']))} "
+            f"| {ratio(mean(mf['gpu_hours']), mean(mb['gpu_hours']))}") if mf and mb else "- | -"
+    print(f"| {fabric} | {name} | {fig(f, 'classes', 'all', 'jct_mean_s') / fig(b, 'classes', 'all', 'jct_mean_s'):.3f} "
+          f"| {fig(f, 'classes', 'all', 'wait_p95_s'):.0f} / {fig(b, 'classes', 'all', 'wait_p95_s'):.0f} | {wide} "
+          f"| {fig(f, 'diagnostics', 'domain_whole_free_mean'):.2f} / {fig(b, 'diagnostics', 'domain_whole_free_mean'):.2f} "
+          f"| {fig(f, 'diagnostics', 'domain_half_jobs_mean'):.2f} / {fig(b, 'diagnostics', 'domain_half_jobs_mean'):.2f} |")
 EOF
 cat "$out/domains.md"
 if [ "$update_docs" = "--update-docs" ]; then

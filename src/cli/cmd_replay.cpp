@@ -24,6 +24,7 @@ struct ReplayCliOptions {
   std::string svg;
   std::string jobs_csv;
   std::string per_job;
+  std::string backfill = "skip";
   std::string weights;
   std::vector<int> block_sizes;  // block policies: Slurm's BlockSizes (empty: its default)
   int gpus_per_node = 8;
@@ -183,6 +184,7 @@ int run_replay(const ReplayCliOptions& opt) {
   options.fabric = &fabric;
   options.segment_nodes = opt.segment;
   options.keep_runs = !opt.per_job.empty();
+  options.reserve_first_blocked = opt.backfill == "reserve";
 
   ReplayReport report;
   report.trace = opt.trace;
@@ -209,6 +211,7 @@ int run_replay(const ReplayCliOptions& opt) {
   report.routing = to_string(options.model.routing);
   if (options.faults.any()) report.faults = options.faults.to_string();
   report.segment_nodes = opt.segment;
+  report.backfill = opt.backfill;
   report.segment_jobs = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), [&](const TraceJob& job) {
     return asks_segment(job, opt.segment, index.largest_domain());
   }));
@@ -313,6 +316,11 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option("--jobs-csv", opt->jobs_csv,
                   "Also write the replayed job stream (id, submit_s, duration_s, nodes, gpus_per_node, "
                   "comm_share, pattern) as CSV: what bench/lab_stream.sh submits to a lab");
+  cmd->add_option("--backfill", opt->backfill,
+                  "skip (a job that does not fit is passed over; the default) or reserve (the queue's first "
+                  "such job reserves the hosts it will get when enough running jobs end by their limits, as "
+                  "Slurm's backfill does)")
+      ->check(CLI::IsMember({"skip", "reserve"}));
   cmd->add_option(
       "--per-job", opt->per_job,
       "Also write every job's run under each policy (first seed) as CSV: start, end, wait, run "

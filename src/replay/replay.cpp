@@ -58,6 +58,7 @@ struct Reservation {
   int job;
   double ready_s;
   std::vector<int> hosts;
+  bool backfill = false;  // the queue's first blocked job (ReplayOptions::reserve_first_blocked)
 };
 
 class Simulation {
@@ -231,23 +232,24 @@ class Simulation {
   bool schedule(double t) {
     bool changed = false;
     failed_.clear();
+    // The first blocked job's reservation is made again on every pass, as Slurm's backfill
+    // plans again on every cycle.
+    if (options_.reserve_first_blocked &&
+        std::erase_if(reservations_, [](const Reservation& r) { return r.backfill; }) > 0) {
+      built_key_ = 0;
+    }
+    bool reserved = !options_.reserve_first_blocked;
     std::size_t kept = 0;
     for (std::size_t q = 0; q < pending_.size(); ++q) {
       const int i = pending_[q];
       const TraceJob& job = jobs_[i];
       const auto allowed = mask_for(i, t);
       const std::tuple<int, int, std::uint64_t> shape{job.nodes, job.gpus_per_node, mask_key_};
+      const JobRequest request = request_for(i, t);
       if (job.gpus() > free_gpus_ || std::find(failed_.begin(), failed_.end(), shape) != failed_.end()) {
+        if (!reserved) reserved = reserve_first_blocked(i, t, request, allowed);
         pending_[kept++] = i;
         continue;
-      }
-      JobRequest request;
-      request.min_nodes = job.nodes;
-      request.gpus_per_node = job.gpus_per_node;
-      request.pattern = options_.rule.pattern_for(job);
-      request.waited_s = t - job.submit_s;
-      if (asks_segment(job, options_.segment_nodes, index_.largest_domain())) {
-        request.segment_nodes = options_.segment_nodes;
       }
       const double f =
           options_.model.enabled ? comm_share_of(job, options_.model.comm_shares, options_.seed) : 0.0;
@@ -273,6 +275,7 @@ class Simulation {
       ++result_.decisions;
       if (!a) {
         failed_.push_back(shape);
+        if (!reserved) reserved = reserve_first_blocked(i, t, request, allowed);
         pending_[kept++] = i;
         continue;
       }
@@ -293,6 +296,62 @@ class Simulation {
     }
     pending_.resize(kept);
     return changed;
+  }
+
+  JobRequest request_for(int i, double t) const {
+    const TraceJob& job = jobs_[i];
+    JobRequest request;
+    request.min_nodes = job.nodes;
+    request.gpus_per_node = job.gpus_per_node;
+    request.pattern = options_.rule.pattern_for(job);
+    request.waited_s = t - job.submit_s;
+    if (asks_segment(job, options_.segment_nodes, index_.largest_domain())) {
+      request.segment_nodes = options_.segment_nodes;
+    }
+    return request;
+  }
+
+  // Slurm's backfill, as EASY backfill has it: the first job of the queue that cannot start
+  // gets the hosts the policy would give it once enough running jobs have ended (by their
+  // time limits, earliest first), and no later job may take them unless its limit ends it
+  // by then (mask_for). Returns whether a reservation was made; a job that could not be
+  // placed even on a cluster with every running job ended (wider than the fabric, say)
+  // gets none and the next blocked job is asked.
+  bool reserve_first_blocked(int i, double t, const JobRequest& request,
+                             std::span<const std::uint8_t> allowed) {
+    std::vector<std::pair<double, int>> ends;  // (expected end, running job)
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      if (start_[j] >= 0 && end_[j] < 0)
+        ends.emplace_back(std::max(t, start_[j] + limit_[j]), static_cast<int>(j));
+    }
+    std::sort(ends.begin(), ends.end());
+    // Whether the job fits once the first k of them ended; the hosts it would get.
+    const auto fits_after = [&](std::size_t k) -> std::optional<Allocation> {
+      GpuState future = gpus_;
+      for (std::size_t e = 0; e < k; ++e) {
+        const Allocation& a = allocations_[ends[e].second];
+        for (std::size_t h = 0; h < a.hosts.size(); ++h) future.free[a.hosts[h]] += a.gpus[h];
+      }
+      const PlacementContext ctx{index_, future, frag_, allowed, nullptr};
+      return policy_.place(ctx, request);
+    };
+    if (ends.empty()) return false;
+    // Fitting only grows as hosts free (all but always): a binary search over k.
+    std::size_t lo = 1, hi = ends.size();
+    std::optional<Allocation> found = fits_after(hi);
+    if (!found) return false;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (auto a = fits_after(mid)) {
+        hi = mid;
+        found = std::move(a);
+      } else {
+        lo = mid + 1;
+      }
+    }
+    reservations_.push_back(Reservation{i, ends[hi - 1].first, found->hosts, true});
+    built_key_ = 0;
+    return true;
   }
 
   // The adaptive locality wait for a multi-host job that one leaf group could hold.

@@ -56,6 +56,10 @@ struct ReplayOptions {
   FaultRates faults;
   // These episodes instead of drawing them from faults' rates (faults' other settings hold).
   std::vector<FaultEpisode> fault_episodes;
+  // The queue's first job that cannot start reserves the hosts it would get when enough
+  // running jobs have ended by their limits, as Slurm's backfill does (EASY backfill); false:
+  // a job that does not fit is skipped and later jobs may take anything (`replay --backfill`).
+  bool reserve_first_blocked = false;
   // Keep each job's run (ReplayResult::runs): `replay --per-job`.
   bool keep_runs = false;
   // Jobs wider than the largest NVLink domain whose node count this divides ask

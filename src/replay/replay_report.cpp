@@ -143,6 +143,11 @@ std::string report_text(const ReplayReport& r) {
                                         : std::string(" (arrivals as recorded)"));
   out += fmt::format("patterns: {}\n", r.rule);
   out += fmt::format("rule:     --pattern-rule {}\n", r.rule_spec);
+  if (r.backfill != "skip") {
+    out += fmt::format(
+        "queue:    --backfill {}: the first job that cannot start reserves the hosts it will get\n",
+        r.backfill);
+  }
   if (r.segment_nodes > 0) {
     out += fmt::format(
         "segment:  --segment={}, asked by the jobs wider than an NVLink domain whose node count it divides "
@@ -273,6 +278,7 @@ nlohmann::json report_json(const ReplayReport& r) {
   j["offered_load"] = r.offered_load;
   j["arrival_compression"] = r.compression;
   j["pattern_rule"] = r.rule_spec;
+  j["backfill"] = r.backfill;
   j["segment_nodes"] = r.segment_nodes;
   j["segment_jobs"] = r.segment_jobs;
   j["pattern_rule_text"] = r.rule;

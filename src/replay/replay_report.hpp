@@ -35,6 +35,7 @@ struct ReplayReport {
   std::string demand;              // time-averaged or peak
   std::string routing;             // ecmp or static
   std::string faults;              // FaultRates::to_string(); empty: none
+  std::string backfill = "skip";   // skip, or reserve (the first blocked job's hosts)
   int segment_nodes = 0;           // --segment=N asked by the jobs wider than a domain it divides
   int segment_jobs = 0;            // how many jobs ask it
   std::vector<std::uint64_t> seeds;

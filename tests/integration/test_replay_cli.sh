@@ -129,6 +129,29 @@ row=$(awk -F, '$1 == "block" && $3 == "b" { print $11 "|" $15 "|" $16 }' "$d/pj.
 check "block's b waited 4999 s for two segments of 3, one per domain ($row)" test "$row" = '4999.000|2|"nvl0:3 nvl1:3"'
 row=$(awk -F, '$1 == "tree" && $3 == "b" { print $11 "|" $16 }' "$d/pj.csv")
 check "tree's b started at once, 2 and 4 hosts of the two domains ($row)" test "$row" = '0.000|"nvl0:2 nvl1:4"'
+# --backfill reserve (Slurm's backfill): one leaf group of 4 hosts. a (2 hosts) runs 1000 s;
+# b (4 hosts) cannot start until it ends; c (2 hosts, 5000 s) and d (2 hosts, 500 s) come
+# after b. Skipping, c takes the 2 free hosts at once and b waits for c (starts at 5002);
+# reserving, b holds every host from 1000 on: c, which would still run then, waits, while
+# d, done by 1000 (by its limit), starts at once on the hosts c did not take.
+if ! "$ff" generate --leaves 1 --hosts-per-leaf 4 --spines 1 -o "$d/q.net" > /dev/null 2> "$d/q.err" ||
+   ! "$ff" discover --from "$d/q.net" -o "$d/q.snap" -q 2>> "$d/q.err"; then
+  fail "generate and discover one leaf group" "$(cat "$d/q.err")"; done_testing
+fi
+printf '%s\n' job_id,submission_time,duration,num_gpu a,0,1000,16 b,1,100,32 c,2,5000,16 d,3,500,16 > "$d/q.csv"
+for bf in skip reserve; do
+  "$ff" replay "$d/q.snap" --trace "$d/q.csv" --format elasticflow --policies fabricfit,tree --backfill "$bf" \
+    --per-job "$d/q-$bf.csv" > /dev/null 2> "$d/q.err" || fail "replay --backfill $bf" "$(cat "$d/q.err")"
+done
+starts() { awk -F, -v p="$2" '$1 == p { printf "%s%s=%d", (n++ ? " " : ""), $3, $9 }' "$1"; }
+check "skipping, c and d pass b, which starts when c ends ($(starts "$d/q-skip.csv" tree))" \
+  test "$(starts "$d/q-skip.csv" tree)" = "a=0 b=5002 c=2 d=1000"
+check "reserving, b starts when a ends; d, which ends in time, goes first ($(starts "$d/q-reserve.csv" tree))" \
+  test "$(starts "$d/q-reserve.csv" tree)" = "a=0 b=1000 c=1100 d=3"
+check "and fabricfit's queue behaves alike ($(starts "$d/q-reserve.csv" fabricfit))" \
+  test "$(starts "$d/q-reserve.csv" fabricfit)" = "a=0 b=1000 c=1100 d=3"
+"$ff" replay "$d/q.snap" --trace "$d/q.csv" --format elasticflow --backfill never > /dev/null 2> "$d/qb.err"
+check "an unknown --backfill is refused: $(cat "$d/qb.err")" grep -q "backfill" "$d/qb.err"
 "$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies block --segment 5 > /dev/null 2> "$d/s5.err"
 check "a segment larger than the largest domain is refused: $(cat "$d/s5.err")" \
   grep -q "5 is more nodes than the largest NVLink domain has (4)" "$d/s5.err"
