@@ -295,7 +295,7 @@ run_policy() {
   [ ! -f "$dir/topology.conf" ] || cp "$dir/topology.conf" "$res/topology.conf"
   # The topology plugin this run loads (Slurm's own for tree and block), and the CLI.
   for so in "$SLURM_PREFIX/lib/slurm/topology_$policy.so" "$ff"; do
-    [ -e "$so" ] && printf '%s  %s\n' "$(sha256sum < "$so" | cut -c1-16)" "$so"
+    if [ -e "$so" ]; then printf '%s  %s\n' "$(sha256sum < "$so" | cut -c1-16)" "$so"; else printf 'not found  %s\n' "$so"; fi
   done > "$res/binaries.txt"
   sdiag -r > /dev/null
   ctld_cpu "$dir" > "$res/ctld_cpu0"

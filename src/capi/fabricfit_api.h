@@ -287,8 +287,10 @@ typedef struct ff_wait_advice {
  * Per fabric host: usable[h] nonzero when the job may ever run on h (its partition, up,
  * not excluded), free_gpus/total_gpus now, host_free_at[h] when the jobs on h reach
  * their time limits (<= now: none). `hosts` (ff_engine_host_count() entries) receives
- * the hosts it expects. The run-time model routes as ff_engine_use_routing last said (ECMP
- * until then). FF_OK with `out` filled; FF_EINVAL on bad arguments.
+ * the hosts it expects. On a fabric with NVLink domains the group must hold the job as the
+ * domain rules place it: request->segment nodes (or the whole job when one domain could
+ * hold it) inside one domain. The run-time model routes as ff_engine_use_routing last said
+ * (ECMP until then). FF_OK with `out` filled; FF_EINVAL on bad arguments.
  */
 int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, const int* placed,
                           unsigned nplaced, const unsigned char* usable, const int* free_gpus,

@@ -59,7 +59,9 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
                                  .time_limit_s = facts->time_limit_s,
                                  .comm_share = facts->comm_share,
                                  .cap_s = facts->cap_s,
-                                 .segment_nodes = static_cast<int>(request->segment)};
+                                 // Clamped as ff_engine_place clamps it: never negative.
+                                 .segment_nodes = static_cast<int>(
+                                     std::min<unsigned>(request->segment, static_cast<unsigned>(n) + 1))};
     // The running jobs' sharing is read in place (its what-if query changes nothing), on
     // the routing ff_engine_use_routing last set.
     const std::lock_guard<std::mutex> lock(engine->running_lock);

@@ -34,7 +34,7 @@ std::string in_no_domain(const Fabric& fabric) {
   }
   std::vector<std::string> none;
   for (std::size_t h = 0; h < fabric.hosts.size(); ++h) {
-    if (!in[h]) none.push_back(fabric.hosts[h].name);
+    if (!in[h] && fabric.hosts[h].leaf_group >= 0) none.push_back(fabric.hosts[h].name);
   }
   if (none.empty()) return "";
   return fmt::format(", {} host(s) in none: {}", none.size(), compress_hostlist(none));

@@ -70,8 +70,8 @@ std::string per_job_csv(const ReplayReport& report, const std::vector<TraceJob>&
   std::string out =
       "policy,seed,id,nodes,gpus_per_node,pattern,comm_share,submit_s,start_s,end_s,wait_s,run_s,duration_s,"
       "run_x,leaf_groups,domains\n";
-  for (const auto& per_seed : report.results) {
-    const ReplayResult& r = per_seed.front();
+  for (const auto& policy_runs : report.results) {
+    const ReplayResult& r = policy_runs.front();
     for (const JobRun& run : r.runs) {
       const TraceJob& job = jobs[static_cast<std::size_t>(run.job)];
       std::vector<int> groups;
@@ -124,11 +124,14 @@ int run_replay(const ReplayCliOptions& opt) {
   if (opt.routing != "ecmp" && opt.routing != "static") {
     throw CLI::ValidationError("--routing", "must be ecmp or static");
   }
-  // Limits and their estimate only matter to the adaptive wait: without it they would
-  // change nothing, silently.
-  if ((opt.estimate != "limit" || opt.limits != "exact") && opt.wait_cap_s <= 0) {
-    throw CLI::ValidationError("--estimate/--limits",
-                               "only weigh in fabricfit's adaptive wait: give --wait-cap");
+  // Limits and their estimate only matter to the adaptive wait (and limits to the backfill
+  // reservations): without them they would change nothing, silently.
+  if (opt.estimate != "limit" && opt.wait_cap_s <= 0) {
+    throw CLI::ValidationError("--estimate", "only weighs in fabricfit's adaptive wait: give --wait-cap");
+  }
+  if (opt.limits != "exact" && opt.wait_cap_s <= 0 && opt.backfill != "reserve") {
+    throw CLI::ValidationError("--limits",
+                               "only weigh in fabricfit's adaptive wait and --backfill reserve: give either");
   }
   for (double f : opt.comm_shares) {
     if (!(f >= 0 && f <= 1)) throw CLI::ValidationError("--comm-shares", "each share must be 0 to 1");
@@ -277,8 +280,9 @@ Action add_replay_command(CLI::App& app) {
          "LocalityWaitMax default; 0: never waits)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--overestimate", opt->overestimate,
-                  "Time limit of a trace job for the adaptive wait: its duration x this")
+  cmd->add_option(
+         "--overestimate", opt->overestimate,
+         "Time limit of a trace job (for the adaptive wait and --backfill reserve): its duration x this")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 100.0));
   cmd->add_option("--limits", opt->limits,
@@ -323,8 +327,8 @@ Action add_replay_command(CLI::App& app) {
       ->check(CLI::IsMember({"skip", "reserve"}));
   cmd->add_option(
       "--per-job", opt->per_job,
-      "Also write every job's run under each policy (first seed) as CSV: start, end, wait, run "
-      "time against its uncontended duration (run_x), leaf groups and NVLink domains (name:hosts)");
+      "Also write the run of every job that ran under each policy (first seed) as CSV: start, end, "
+      "wait, run time against its uncontended duration (run_x), leaf groups and NVLink domains (name:hosts)");
   cmd->add_flag("--json", opt->json, "Print JSON");
   return [opt] { return run_replay(*opt); };
 }

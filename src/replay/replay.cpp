@@ -262,12 +262,14 @@ class Simulation {
       const auto started = std::chrono::steady_clock::now();
       const PlacementContext ctx{index_, gpus_, frag_, allowed, communicates ? &running : nullptr};
       std::optional<Allocation> a;
+      bool waits_for_healthy = false;
       if (health_aware_) {
         HealthAvoidance what;
         a = place_keeping_off_unhealthy(policy_, ctx, request, seen_, &what);
         result_.faults.kept_off += what.kept_off ? 1 : 0;
         result_.faults.took_degraded += what.took_degraded ? 1 : 0;
         result_.faults.waited_for_healthy += what.waits_for_healthy ? 1 : 0;
+        waits_for_healthy = what.waits_for_healthy;
       } else {
         a = policy_.place(ctx, request);
       }
@@ -275,7 +277,8 @@ class Simulation {
       ++result_.decisions;
       if (!a) {
         failed_.push_back(shape);
-        if (!reserved) reserved = reserve_first_blocked(i, t, request, allowed);
+        // A job that fits now but keeps off unhealthy parts is not short of hosts.
+        if (!reserved && !waits_for_healthy) reserved = reserve_first_blocked(i, t, request, allowed);
         pending_[kept++] = i;
         continue;
       }
@@ -319,11 +322,14 @@ class Simulation {
   // gets none and the next blocked job is asked.
   bool reserve_first_blocked(int i, double t, const JobRequest& request,
                              std::span<const std::uint8_t> allowed) {
+    // The jobs running now (on hosts: a job a fault sent back to the queue holds none), by
+    // expected end; one past its limit is expected to end now.
+    std::vector<int> running;
+    for (const auto& on : host_jobs_) running.insert(running.end(), on.begin(), on.end());
+    std::sort(running.begin(), running.end());
+    running.erase(std::unique(running.begin(), running.end()), running.end());
     std::vector<std::pair<double, int>> ends;  // (expected end, running job)
-    for (std::size_t j = 0; j < jobs_.size(); ++j) {
-      if (start_[j] >= 0 && end_[j] < 0)
-        ends.emplace_back(std::max(t, start_[j] + limit_[j]), static_cast<int>(j));
-    }
+    for (const int j : running) ends.emplace_back(std::max(t, start_[j] + limit_[j]), j);
     std::sort(ends.begin(), ends.end());
     // Whether the job fits once the first k of them ended; the hosts it would get.
     const auto fits_after = [&](std::size_t k) -> std::optional<Allocation> {
@@ -333,7 +339,9 @@ class Simulation {
         for (std::size_t h = 0; h < a.hosts.size(); ++h) future.free[a.hosts[h]] += a.gpus[h];
       }
       const PlacementContext ctx{index_, future, frag_, allowed, nullptr};
-      return policy_.place(ctx, request);
+      // As the job would be placed then: fabricfit off what the sweeps saw unhealthy.
+      return health_aware_ ? place_keeping_off_unhealthy(policy_, ctx, request, seen_)
+                           : policy_.place(ctx, request);
     };
     if (ends.empty()) return false;
     // Fitting only grows as hosts free (all but always): a binary search over k.
@@ -365,8 +373,9 @@ class Simulation {
     const double s_now = slowdown(f, sharing_.rho_if_added(demand), options_.model.demand);
     const int asked =
         asks_segment(job, options_.segment_nodes, index_.largest_domain()) ? options_.segment_nodes : 0;
-    const GroupReadiness target = earliest_group(index_, gpus_, free_at(t), job.nodes, job.gpus_per_node, t,
-                                                 mask_for(i, t), wait_segment(index_, asked, job.nodes));
+    const GroupReadiness target =
+        earliest_group(index_, gpus_, free_at(t), job.nodes, job.gpus_per_node, t, mask_for(i, t),
+                       wait_segment(index_, asked, job.nodes, index_.domain_of(a.hosts.front()).has_value()));
     const WaitAdvice advice =
         advise_locality_wait(predicted_run(i), s_now, 1.0, target, t, t - job.submit_s, options_.wait);
     if (!advice.wait || !(advice.until_s > t)) return false;

@@ -83,7 +83,8 @@ struct FaultFigures {
   int waited_for_healthy = 0;
 };
 
-// One job's run, as the replay placed it (its last run after a fault).
+// One job's run, as the replay placed it: the hosts of its last run; after a fault, start_s
+// is its last start less the time its cut runs took (end - start counts every run).
 struct JobRun {
   int job = 0;  // index in the replayed stream
   double start_s = 0;

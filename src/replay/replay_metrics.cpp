@@ -155,6 +155,7 @@ std::vector<std::vector<ReplayResult>> replay_policies(const LocalityIndex& inde
     po.seed = policy_options.seed + static_cast<std::uint64_t>(s);
     ReplayOptions ro = options;
     ro.seed = options.seed + static_cast<std::uint64_t>(s);
+    ro.keep_runs = options.keep_runs && s == 0;  // --per-job writes the first seed's
     auto policy = make_policy(policies[p], po);
     results[p][s] = replay_trace(index, jobs, *policy, frag, ro);
     if (ro.faults.any() || !ro.fault_episodes.empty()) {

@@ -439,6 +439,67 @@ TEST(EngineApiWait, WaitBookAppliesItsRulesThroughCallbacks) {
   ff_wait_book_free(book);
 }
 
+// The locality wait at the C edge on NVLink domains: request.segment decides which leaf
+// group the job waits for. 2 leaf groups of 8 hosts, one uplink each (an all-to-all split
+// gains much by waiting); domains of 2 consecutive hosts, 4 under each group. Free now:
+// gpu001 (nvl0), gpu003 (nvl1), gpu011 (nvl5), gpu015 (nvl7), where the 4-host job, wider
+// than a domain, is split now. The first group has 4 hosts by 1060 (gpu005, gpu007), but
+// none of its domains two before 5000; the second has nvl5 and nvl7 whole by 1100.
+TEST(EngineApiWait, ASegmentedJobWaitsForTheGroupWhoseDomainsHoldIt) {
+  const fs::path dir = fs::temp_directory_path() / ("ff-engine-nvl-wait-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto fabric = fabricfit::testing::generated_fabric(
+      fabricfit::testing::clos_spec({.leaves = 2, .hosts_per_leaf = 8, .spines = 1, .uplinks = 1}));
+  std::vector<fabricfit::NvlinkDomain> domains;
+  for (int d = 0; d < 8; ++d) domains.push_back({"nvl" + std::to_string(d), {2 * d, 2 * d + 1}});
+  fabricfit::set_nvlink_domains(fabric, domains);
+  const auto snap = dir / "fabric.snap";
+  fabricfit::save_snapshot(snap, fabric, fabricfit::SnapshotInfo{});
+  ff_engine_t* engine = nullptr;
+  char err[512] = "";
+  ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
+  const int n = ff_engine_host_count(engine);
+  const auto h = [&](int number) { return ff_engine_host(engine, fmt::format("gpu{:03}", number).c_str()); };
+  std::vector<int> free_gpus(n, 0), total(n, 8), hosts(n);
+  std::vector<unsigned char> usable(n, 1);
+  std::vector<double> free_at(n, 5000.0);
+  for (const int number : {1, 3, 11, 15}) {
+    free_gpus[h(number)] = 8;
+    free_at[h(number)] = 0;
+  }
+  for (const int number : {5, 7}) free_at[h(number)] = 1060;
+  for (const int number : {12, 16}) free_at[h(number)] = 1100;
+  const int placed[] = {h(1), h(3), h(11), h(15)};
+  const auto advise = [&](unsigned segment) {
+    ff_request_t req{4, 4, 8, 0, 0, pattern_value("alltoall"), segment};
+    ff_wait_facts_t facts{};
+    facts.now = facts.eligible = 1000.0;
+    facts.time_limit_s = 3600;
+    facts.comm_share = 0.5;
+    facts.cap_s = 3600;
+    ff_wait_advice_t advice{};
+    EXPECT_EQ(ff_engine_wait_advice(engine, &req, placed, 4, usable.data(), free_gpus.data(), total.data(),
+                                    free_at.data(), &facts, &advice, hosts.data(), err, sizeof err),
+              FF_OK)
+        << err;
+    return advice;
+  };
+  // No segment: wider than a domain, so any 4 hosts in domains: the first group at 1060.
+  ff_wait_advice_t a = advise(0);
+  EXPECT_STREQ(a.verdict, "waits");
+  EXPECT_EQ(a.leaf_group, 0);
+  EXPECT_DOUBLE_EQ(a.ready_at, 1060);
+  // --segment=2: two hosts of one domain twice; the second group at 1100.
+  a = advise(2);
+  EXPECT_STREQ(a.verdict, "waits");
+  EXPECT_EQ(a.leaf_group, 1);
+  EXPECT_DOUBLE_EQ(a.ready_at, 1100);
+  std::set<int> expected{h(11), h(12), h(15), h(16)}, got(hosts.begin(), hosts.begin() + a.nhosts);
+  EXPECT_EQ(got, expected);
+  ff_engine_free(engine);
+  fs::remove_all(dir);
+}
+
 // NVLink domains at the C edge: a job that fits a domain waits (FF_EDOMAIN) rather than
 // span two, and request.segment keeps every segment inside one domain.
 TEST(EngineApiDomains, AJobThatFitsNoDomainNowWaitsAndSegmentsStayInside) {

@@ -150,6 +150,21 @@ check "reserving, b starts when a ends; d, which ends in time, goes first ($(sta
   test "$(starts "$d/q-reserve.csv" tree)" = "a=0 b=1000 c=1100 d=3"
 check "and fabricfit's queue behaves alike ($(starts "$d/q-reserve.csv" fabricfit))" \
   test "$(starts "$d/q-reserve.csv" fabricfit)" = "a=0 b=1000 c=1100 d=3"
+# The reservation's time comes from the running jobs' ends: r1..r4 (one host each) end at
+# 100, 200, 300 and 5000; w (5 hosts) never fits the 4 and reserves nothing, so b (2 hosts)
+# is the first blocked job to reserve: the hosts of r1 and r2, from 200. c (150 s), which
+# would still run then, waits for b to end (250); d (90 s) fits before it, on r1's host at 100.
+# Skipping, c takes r1's host at 100, d r2's at 200, and b waits until both end (290).
+printf '%s\n' job_id,submission_time,duration,num_gpu r1,0,100,8 r2,0,200,8 r3,0,300,8 r4,0,5000,8 \
+  w,1,10,40 b,2,50,16 c,3,150,8 d,4,90,8 > "$d/k.csv"
+for bf in skip reserve; do
+  "$ff" replay "$d/q.snap" --trace "$d/k.csv" --format elasticflow --policies tree --backfill "$bf" \
+    --per-job "$d/k-$bf.csv" > /dev/null 2> "$d/k.err" || fail "replay --backfill $bf (k)" "$(cat "$d/k.err")"
+done
+bcd() { starts "$1" tree | tr ' ' '\n' | grep -E '^(b|c|d)=' | tr '\n' ' ' | sed 's/ $//'; }
+check "skipping: c at 100, d at 200, b at 290 ($(bcd "$d/k-skip.csv"))" test "$(bcd "$d/k-skip.csv")" = "b=290 c=100 d=200"
+check "reserving: b when r2 ends (200), d before it, c when b ends ($(bcd "$d/k-reserve.csv"))" \
+  test "$(bcd "$d/k-reserve.csv")" = "b=200 c=250 d=100"
 "$ff" replay "$d/q.snap" --trace "$d/q.csv" --format elasticflow --backfill never > /dev/null 2> "$d/qb.err"
 check "an unknown --backfill is refused: $(cat "$d/qb.err")" grep -q "backfill" "$d/qb.err"
 "$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies block --segment 5 > /dev/null 2> "$d/s5.err"

@@ -2,7 +2,8 @@
 // Placement on a fabric with NVLink domains (GB200/GB300 NVL72 racks). A domain is a hard
 // edge, not a distance: inside it a GPU has ~1.8 TB/s, past it ~50 GB/s of InfiniBand. A
 // job's nodes come in segments (--segment=N, or the whole job when it fits a domain), each
-// inside one domain. A job of one segment goes to the tightest domain that holds it, or
+// inside one domain. A job of one segment goes to the domain that holds it at the least
+// cost to block's own objective (whole domains, half-domain jobs), then the tightest, or
 // waits, as Slurm's topology/block does. A wider job takes as few domains as hold its
 // segments; among such sets, the one whose traffic between domains the fabric carries best
 // (leaf groups, pods, uplink health, by the job's pattern), then the one that breaks the
@@ -238,8 +239,9 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
   const JobRequest fixed = fixed_to(request, shape);
 
   if (needed == 1) {
-    // The tightest domain that holds the job (block's best fit), partly used ones before
-    // whole ones; among equally tight ones the leaf-group selector's cost decides.
+    // Of the domains that hold the job, by what it takes from block's objective, then the
+    // tightest (block's best fit); among equally placed ones the leaf-group selector's cost
+    // decides.
     std::vector<int> fit;
     for (int d = 0; d < D; ++d) {
       if (v.eligible[d] >= shape.nodes) fit.push_back(d);

@@ -20,8 +20,8 @@ double replay_time_limit(double duration_s, const LocalityWaitSettings& settings
   return std::ceil(limit / (7 * kDay)) * 7 * kDay;
 }
 
-int wait_segment(const LocalityIndex& index, int asked, int nodes) {
-  if (index.domain_count() == 0) return 0;
+int wait_segment(const LocalityIndex& index, int asked, int nodes, bool on_domains) {
+  if (index.domain_count() == 0 || !on_domains) return 0;
   if (asked > 0) return asked;
   return nodes <= index.largest_domain() ? nodes : 1;
 }

@@ -63,9 +63,11 @@ struct GroupReadiness {
 // The segment earliest_group counts for a job of `nodes` that asked --segment=`asked` (0:
 // none): on a fabric of NVLink domains, what the domain rules place it in (the asked
 // segment; else the whole job when one domain could hold it; else single hosts); 0 on a
-// fabric without domains. So the locality wait waits for a leaf group whose domains hold
-// the job, not for free hosts that its domain rules could not take.
-[[nodiscard]] int wait_segment(const LocalityIndex& index, int asked, int nodes);
+// fabric without domains, and for a job placed on hosts in no domain (plain nodes beside
+// the racks: `on_domains` false), which waits as on any fabric. So the locality wait waits
+// for a leaf group whose domains hold the job, not for free hosts that its domain rules
+// could not take.
+[[nodiscard]] int wait_segment(const LocalityIndex& index, int asked, int nodes, bool on_domains = true);
 
 struct WaitAdvice {
   bool wait = false;

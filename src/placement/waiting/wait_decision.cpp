@@ -75,9 +75,9 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
   // Every host of the job needs `gpus_per_node` GPUs; with a total only, its share.
   int per_node = gpus_per_node;
   if (per_node <= 0) per_node = *std::ranges::max_element(placed_now.gpus);
-  const GroupReadiness target =
-      earliest_group(index, gpus, host_free_at, nodes, std::max(per_node, 1), facts.now, allowed,
-                     wait_segment(index, facts.segment_nodes, nodes));
+  const GroupReadiness target = earliest_group(
+      index, gpus, host_free_at, nodes, std::max(per_node, 1), facts.now, allowed,
+      wait_segment(index, facts.segment_nodes, nodes, index.domain_of(placed_now.hosts.front()).has_value()));
   if (target.leaf_group < 0) {
     d.verdict = WaitVerdict::NoGroup;
     return d;

@@ -81,6 +81,8 @@ TEST(LocalityWait, EarliestGroupCountsSegmentsInDomains) {
   // Wider than a domain without --segment: single hosts, each in some domain.
   EXPECT_EQ(wait_segment(index, 0, 3), 1);
   EXPECT_EQ(wait_segment(index, 2, 4), 2);
+  // A job placed on hosts in no domain waits as on any fabric.
+  EXPECT_EQ(wait_segment(index, 2, 4, false), 0);
   // Without domains nothing changes.
   const LocalityIndex plain(make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4}));
   EXPECT_EQ(wait_segment(plain, 2, 4), 0);
