@@ -63,6 +63,10 @@ run kalos-a2a-degraded nvl-degraded "$kalos" kalos "${a2a[@]}"
 run kalos-a2a-seg8 nvl "$kalos" kalos "${a2a[@]}" --segment 8
 run kalos-a2a-2to1-seg8 nvl-2to1 "$kalos" kalos "${a2a[@]}" --segment 8
 run kalos-a2a-degraded-seg8 nvl-degraded "$kalos" kalos "${a2a[@]}" --segment 8
+# Link faults on the 2:1 domain fabric (`--faults stress`: 1,000x Llama 3's cable and switch
+# failure rate, the same episodes for every policy of a seed; docs/placement.md, "Faults"):
+# fabricfit keeps off what its sweeps saw, block and tree are blind to it.
+run kalos-a2a-2to1-faults nvl-2to1 "$kalos" kalos "${a2a[@]}" --faults stress
 
 # The same against block with Slurm's backfill reservations in the queue (the first job that
 # cannot start holds the hosts it will get; the runs above skip it and let later jobs pass):
@@ -91,7 +95,7 @@ print(f"`bench/replay_domains.sh` ({seeds} seeds, target load {load}, {elapsed} 
       "2:1, or 1:1 with half the uplinks of leaf groups 1-5 at half rate (degraded); traffic: ring "
       "all-reduce, or a2a (a quarter of the jobs of 4 hosts or more all-to-all, peak demand). "
       "Multi-domain jobs: wider than a domain (10 or more hosts); seg8: those whose node count 8 divides "
-      "ask --segment=8.\n")
+      "ask --segment=8; stress faults: `--faults stress` (GPU-hours include the work faults undid).\n")
 print("| fabric, traffic | trace | policy | mean JCT (s) | x block | x tree | GPU-hours x block | p95 wait (s) "
       "| jobs a domain holds, spread | multi-domain jobs | their JCT x block | their GPU-hours x block "
       "| whole free domains | half-domain jobs held | idle while a job fits (GPU-h) |")
@@ -100,7 +104,8 @@ runs = [("1:1, ring", n, n) for n in ["cluster04", "cluster06", "kalos", "openb"
     ("1:1, a2a", "kalos", "kalos-a2a"), ("2:1, a2a", "kalos", "kalos-a2a-2to1"),
     ("degraded, a2a", "kalos", "kalos-a2a-degraded"), ("1:1, a2a, seg8", "kalos", "kalos-a2a-seg8"),
     ("2:1, a2a, seg8", "kalos", "kalos-a2a-2to1-seg8"),
-    ("degraded, a2a, seg8", "kalos", "kalos-a2a-degraded-seg8")]
+    ("degraded, a2a, seg8", "kalos", "kalos-a2a-degraded-seg8"),
+    ("2:1, a2a, stress faults", "kalos", "kalos-a2a-2to1-faults")]
 for fabric, name, file in runs:
     path = f"{out}/{file}.json"
     d = json.load(open(path))
