@@ -16,3 +16,13 @@ seconds() {
 
 # median: the median of the numbers on stdin, one per line, to three decimals.
 median() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m }'; }
+
+# domain_fabric FABRICFIT OUT NAME GENERATE-ARGS...: a generated fabric with NVLink domains
+# (GENERATE-ARGS include --nvl-domain-size): OUT/NAME.net, its BlockName lines
+# OUT/NAME.blocks.conf, and the snapshot discovery makes of both, OUT/NAME.snap.
+domain_fabric() {
+  local ff=$1 out=$2 name=$3
+  shift 3
+  "$ff" generate "$@" --blocks-output "$out/$name.blocks.conf" -o "$out/$name.net" > /dev/null
+  "$ff" discover --from "$out/$name.net" --blocks "$out/$name.blocks.conf" -o "$out/$name.snap" -q
+}

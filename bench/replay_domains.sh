@@ -27,11 +27,9 @@ started=$(date +%s)
 # fabric. The second and third are where the issue's target (multi-domain jobs <= 0.9x
 # block's) is set.
 gen=(--leaves 10 --hosts-per-leaf 18 --spines 4 --switch-ports 128 --nvl-domain-size 9)
-fabric() {  # NAME EXTRA-GENERATE-ARGS...
-  local name=$1; shift
-  "$ff" generate "${gen[@]}" "$@" --blocks-output "$out/$name.blocks.conf" -o "$out/$name.net" > /dev/null
-  "$ff" discover --from "$out/$name.net" --blocks "$out/$name.blocks.conf" -o "$out/$name.snap" -q
-}
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
+fabric() { domain_fabric "$ff" "$out" "$1" "${gen[@]}" "${@:2}"; }  # NAME EXTRA-GENERATE-ARGS...
 fabric nvl
 fabric nvl-2to1 --oversubscription 2
 fabric nvl-degraded --degrade groups=1-5,fraction=0.5,rate=4xEDR
@@ -83,69 +81,7 @@ reserve kalos-a2a-degraded nvl-degraded "$kalos" kalos "${a2a[@]}"
 reserve kalos-a2a-2to1-seg8 nvl-2to1 "$kalos" kalos "${a2a[@]}" --segment 8
 reserve kalos-a2a-degraded-seg8 nvl-degraded "$kalos" kalos "${a2a[@]}" --segment 8
 
-python3 - "$out" "$(($(date +%s) - started))" "$seeds" "$load" > "$out/domains.md" <<'EOF'
-import json, os, sys
-out, elapsed, seeds, load = sys.argv[1:5]
-def mean(x):
-    return x["mean"] if isinstance(x, dict) else x
-def ratio(a, b):
-    return f"{a / b:.3f}" if b else "-"
-print(f"`bench/replay_domains.sh` ({seeds} seeds, target load {load}, {elapsed} s): 10 leaf groups "
-      "of 18 hosts of 8 GPUs, two NVLink domains of 9 hosts (72 GPUs) under each; fabric 1:1, "
-      "2:1, or 1:1 with half the uplinks of leaf groups 1-5 at half rate (degraded); traffic: ring "
-      "all-reduce, or a2a (a quarter of the jobs of 4 hosts or more all-to-all, peak demand). "
-      "Multi-domain jobs: wider than a domain (10 or more hosts); seg8: those whose node count 8 divides "
-      "ask --segment=8; stress faults: `--faults stress` (GPU-hours include the work faults undid).\n")
-print("| fabric, traffic | trace | policy | mean JCT (s) | x block | x tree | GPU-hours x block | p95 wait (s) "
-      "| jobs a domain holds, spread | multi-domain jobs | their JCT x block | their GPU-hours x block "
-      "| whole free domains | half-domain jobs held | idle while a job fits (GPU-h) |")
-print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-runs = [("1:1, ring", n, n) for n in ["cluster04", "cluster06", "kalos", "openb"]] + [
-    ("1:1, a2a", "kalos", "kalos-a2a"), ("2:1, a2a", "kalos", "kalos-a2a-2to1"),
-    ("degraded, a2a", "kalos", "kalos-a2a-degraded"), ("1:1, a2a, seg8", "kalos", "kalos-a2a-seg8"),
-    ("2:1, a2a, seg8", "kalos", "kalos-a2a-2to1-seg8"),
-    ("degraded, a2a, seg8", "kalos", "kalos-a2a-degraded-seg8"),
-    ("2:1, a2a, stress faults", "kalos", "kalos-a2a-2to1-faults")]
-for fabric, name, file in runs:
-    path = f"{out}/{file}.json"
-    d = json.load(open(path))
-    by = {r["policy"]: r for r in d["results"]}
-    jct = {p: mean(r["classes"]["all"]["jct_mean_s"]) for p, r in by.items()}
-    gh = {p: mean(r["classes"]["all"]["gpu_hours"]) for p, r in by.items()}
-    md = {p: r.get("multi_domain") for p, r in by.items()}
-    for p, r in by.items():
-        m, mb = md[p], md["block"]
-        wide = (f"{mean(m['jobs']):.0f} | {ratio(mean(m['jct_mean_s']), mean(mb['jct_mean_s']))} "
-                f"| {ratio(mean(m['gpu_hours']), mean(mb['gpu_hours']))}") if m and mb else "0 | - | -"
-        print(f"| {fabric} | {name} | {p} | {jct[p]:.0f} | {jct[p] / jct['block']:.3f} "
-              f"| {jct[p] / jct['tree']:.3f} | {gh[p] / gh['block']:.3f} "
-              f"| {mean(r['classes']['all']['wait_p95_s']):.0f} "
-              f"| {100 * mean(r['domain_split_share']):.1f} % | {wide} "
-              f"| {mean(r['diagnostics']['domain_whole_free_mean']):.2f} "
-              f"| {mean(r['diagnostics']['domain_half_jobs_mean']):.2f} "
-              f"| {mean(r['idle_while_fit_gpu_hours']):.0f} |")
-print()
-print("With Slurm's backfill reservations (`--backfill reserve`: the first job that cannot start "
-      "holds the hosts it will get), fabricfit against block:\n")
-print("| fabric, traffic | trace | mean JCT x block | p95 wait (s), fabricfit / block "
-      "| multi-domain JCT x block | multi-domain GPU-hours x block | whole free domains, fabricfit / block "
-      "| half-domain jobs held, fabricfit / block |")
-print("|---|---|---:|---:|---:|---:|---:|---:|")
-for fabric, name, file in [("1:1, ring", "cluster04", "cluster04"), ("1:1, ring", "cluster06", "cluster06"),
-                           ("2:1, a2a", "kalos", "kalos-a2a-2to1"), ("degraded, a2a", "kalos", "kalos-a2a-degraded"),
-                           ("2:1, a2a, seg8", "kalos", "kalos-a2a-2to1-seg8"),
-                           ("degraded, a2a, seg8", "kalos", "kalos-a2a-degraded-seg8")]:
-    d = json.load(open(f"{out}/{file}-reserve.json"))
-    f, b = ({r["policy"]: r for r in d["results"]}[p] for p in ("fabricfit", "block"))
-    fig = lambda r, *k: mean(r[k[0]][k[1]][k[2]]) if len(k) == 3 else mean(r[k[0]][k[1]])
-    mf, mb = f.get("multi_domain"), b.get("multi_domain")
-    wide = (f"{ratio(mean(mf['jct_mean_s']), mean(mb['jct_mean_s']))} "
-            f"| {ratio(mean(mf['gpu_hours']), mean(mb['gpu_hours']))}") if mf and mb else "- | -"
-    print(f"| {fabric} | {name} | {fig(f, 'classes', 'all', 'jct_mean_s') / fig(b, 'classes', 'all', 'jct_mean_s'):.3f} "
-          f"| {fig(f, 'classes', 'all', 'wait_p95_s'):.0f} / {fig(b, 'classes', 'all', 'wait_p95_s'):.0f} | {wide} "
-          f"| {fig(f, 'diagnostics', 'domain_whole_free_mean'):.2f} / {fig(b, 'diagnostics', 'domain_whole_free_mean'):.2f} "
-          f"| {fig(f, 'diagnostics', 'domain_half_jobs_mean'):.2f} / {fig(b, 'diagnostics', 'domain_half_jobs_mean'):.2f} |")
-EOF
+python3 "$top/bench/replay_domains_summary.py" "$out" "$(($(date +%s) - started))" "$seeds" "$load" > "$out/domains.md"
 cat "$out/domains.md"
 if [ "$update_docs" = "--update-docs" ]; then
   python3 "$top/bench/doc_block.py" "$top/docs/placement.md" "$out/domains.md" replay-domains

@@ -52,3 +52,11 @@ def ratio(a, b):
 
 def f(x, digits=3):
     return "n/a" if x != x else f"{x:.{digits}f}"
+
+
+def judge(iv, limit, lower_is_better=True):
+    """A ratio's interval against a target: ("<= 0.90", verdict) or (">= 1.00", verdict)."""
+    eps = 1e-9
+    if lower_is_better:
+        return f"<= {limit:.2f}", verdict(iv[0] <= limit + eps, iv[2] <= limit + eps, iv[1] > limit + eps)
+    return f">= {limit:.2f}", verdict(iv[0] >= limit - eps, iv[1] >= limit - eps, iv[2] < limit - eps)

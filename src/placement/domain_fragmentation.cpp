@@ -18,7 +18,10 @@ DomainFragmentation measure_domain_fragmentation(const LocalityIndex& index, con
       c.total_gpus += gpus.total[h];
     }
     out.whole_free_hosts += c.whole_free_hosts;
-    out.whole_free_domains += c.whole_free_hosts == c.hosts ? 1 : 0;
+    if (c.whole_free_hosts == c.hosts) {
+      ++out.whole_free_domains;
+      out.whole_free_domain_hosts += c.hosts;
+    }
     out.half_domain_jobs += c.whole_free_hosts / ((c.hosts + 1) / 2);
   }
   return out;

@@ -28,6 +28,10 @@ struct DomainFragmentation {
   // half-domain jobs that still fit, each inside one domain.
   int half_domain_jobs = 0;
   int whole_free_hosts = 0;  // in domains
+  // The hosts of the wholly free domains: beside whole_free_hosts, the share of the free
+  // capacity kept in whole domains, whatever the load (a policy that runs more has fewer
+  // free domains, not a worse shape).
+  int whole_free_domain_hosts = 0;
 };
 
 // No domains and zero counts on a fabric without domains. A host in no domain counts nowhere.

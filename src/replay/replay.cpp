@@ -105,6 +105,7 @@ class Simulation {
     double t_prev = t0, frag_now = 0, frag_integral = 0, idle_fit_gpu_s = 0, over_s = 0;
     DomainFragmentation domains_now = measure_domain_fragmentation(index_, gpus_);
     double whole_domains_integral = 0, half_domains_integral = 0;
+    double whole_domain_hosts_integral = 0, whole_free_hosts_integral = 0;
     std::size_t next = 0;
     // Until nothing runs, arrives or retries; fault ticks keep it going only while jobs wait
     // (a job a fault sent back waits on the ticks that clear the fabric): with none
@@ -120,6 +121,8 @@ class Simulation {
       frag_integral += frag_now * dt;
       whole_domains_integral += domains_now.whole_free_domains * dt;
       half_domains_integral += domains_now.half_domain_jobs * dt;
+      whole_domain_hosts_integral += domains_now.whole_free_domain_hosts * dt;
+      whole_free_hosts_integral += domains_now.whole_free_hosts * dt;
       idle_fit_gpu_s += idle_fit_now_ * dt;
       over_s += sharing_.over_capacity() * dt;
       t_prev = t;
@@ -171,6 +174,8 @@ class Simulation {
     result_.frag_mean = end > t0 ? frag_integral / (end - t0) : 0.0;
     result_.domain_whole_free_mean = end > t0 ? whole_domains_integral / (end - t0) : 0.0;
     result_.domain_half_jobs_mean = end > t0 ? half_domains_integral / (end - t0) : 0.0;
+    result_.domain_whole_free_share =
+        whole_free_hosts_integral > 0 ? whole_domain_hosts_integral / whole_free_hosts_integral : 1.0;
     result_.idle_while_fit_gpu_hours = idle_fit_gpu_s / 3600;
     result_.uplink_over_capacity_s = over_s;
     result_.split_share =

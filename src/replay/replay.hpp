@@ -124,6 +124,9 @@ struct ReplayResult {
   // (placement/domain_fragmentation.hpp).
   double domain_whole_free_mean = 0;
   double domain_half_jobs_mean = 0;
+  // Of the wholly free hosts in domains, the share in wholly free domains (time-weighted:
+  // the ratio of the two integrals; 1 while none is free): fragmentation whatever the load.
+  double domain_whole_free_share = 1;
   double frag_mean = 0;  // time-weighted over the replay (a diagnostic)
   double wait_mean_s = 0;
   double wait_p95_s = 0;
@@ -137,6 +140,9 @@ struct ReplayResult {
   // On a fabric with NVLink domains: the jobs wider than the largest domain, which must
   // span several (where the fabric above the domains decides; issue 30's target class).
   ClassMetrics multi_domain;
+  // The multi-host jobs one domain holds (2 hosts up to the largest domain): those a wide
+  // job that starts sooner may keep waiting.
+  ClassMetrics in_domain;
   // GPU-hours left idle while queued jobs that fit the free GPUs by count could not start:
   // the integral of min(free GPUs, GPUs of those jobs).
   double idle_while_fit_gpu_hours = 0;

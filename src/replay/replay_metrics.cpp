@@ -61,7 +61,7 @@ void fill_job_metrics(const std::vector<TraceJob>& jobs, const std::vector<doubl
     std::vector<double> jct, wait;
     double gpu_s = 0, gpu_wait = 0, gpus = 0, bsld = 0;
   };
-  std::array<Acc, 5> acc;  // the four JobWidth classes, then the multi-domain jobs
+  std::array<Acc, 6> acc;  // the four JobWidth classes, the multi-domain jobs, the in-domain ones
   double multi_wait = 0;
   int multi = 0;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -71,7 +71,8 @@ void fill_job_metrics(const std::vector<TraceJob>& jobs, const std::vector<doubl
     const double bsld = std::max(1.0, jct / std::max(j.duration_s, kBoundedSlowdownFloor));
     const int width = static_cast<int>(job_class_of(j, largest_leaf_group));
     const bool multi_domain = largest_domain > 0 && j.nodes > largest_domain;
-    for (int c : {0, width, multi_domain ? 4 : -1}) {
+    const bool in_domain = largest_domain > 0 && j.nodes >= 2 && !multi_domain;
+    for (int c : {0, width, multi_domain ? 4 : -1, in_domain ? 5 : -1}) {
       if (c < 0) continue;
       Acc& a = acc[c];
       a.jct.push_back(jct);
@@ -86,9 +87,9 @@ void fill_job_metrics(const std::vector<TraceJob>& jobs, const std::vector<doubl
       ++multi;
     }
   }
-  for (int c = 0; c < 5; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const Acc& a = acc[c];
-    ClassMetrics& m = c < 4 ? result.classes[c] : result.multi_domain;
+    ClassMetrics& m = c < 4 ? result.classes[c] : c == 4 ? result.multi_domain : result.in_domain;
     m.jobs = static_cast<int>(a.jct.size());
     if (m.jobs == 0) continue;
     double sum = 0;

@@ -13,7 +13,7 @@ namespace fabricfit {
 inline constexpr double kBoundedSlowdownFloor = 10.0;
 
 // Fills result.jobs, wait_mean_s, wait_p95_s, wait_mean_multi_s, classes and (when
-// largest_domain > 0) multi_domain from the jobs that ran (start >= 0).
+// largest_domain > 0) multi_domain and in_domain from the jobs that ran (start >= 0).
 void fill_job_metrics(const std::vector<TraceJob>& jobs, const std::vector<double>& start,
                       const std::vector<double>& end, int largest_leaf_group, ReplayResult& result,
                       int largest_domain = 0);

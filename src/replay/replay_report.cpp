@@ -129,7 +129,22 @@ std::vector<std::pair<std::string, double>> report_figures(const ReplayResult& r
                        class_figure(r.classes[c], k));
     }
   }
+  // The jobs wider than a domain, and block's own objective, seed by seed: issue 30's targets
+  // against block are ratios of these, with intervals over the seeds.
+  if (r.multi_domain.jobs > 0) {
+    for (int k = 0; k < 7; ++k) {
+      out.emplace_back(fmt::format("multi_domain.{}", kClassFigures[k]), class_figure(r.multi_domain, k));
+    }
+  }
+  if (r.in_domain.jobs > 0) {
+    for (int k = 0; k < 7; ++k) {
+      out.emplace_back(fmt::format("in_domain.{}", kClassFigures[k]), class_figure(r.in_domain, k));
+    }
+  }
   for (int k = 0; k < 5; ++k) out.emplace_back(kClusterFigures[k], cluster_figure(r, k));
+  out.emplace_back("diagnostics.domain_whole_free_mean", r.domain_whole_free_mean);
+  out.emplace_back("diagnostics.domain_half_jobs_mean", r.domain_half_jobs_mean);
+  out.emplace_back("diagnostics.domain_whole_free_share", r.domain_whole_free_share);
   for (const auto& [name, value] : fault_figures(r)) out.emplace_back(fmt::format("faults.{}", name), value);
   return out;
 }
@@ -217,17 +232,19 @@ std::string report_text(const ReplayReport& r) {
     // The NVLink cliff (RuntimeModelOptions::domain_cliff): which policies pay it, how often.
     // And block's own objective: the domain- and half-domain jobs the free hosts held.
     // The jobs wider than a domain (multi_domain): where the fabric above the domains decides.
-    out += fmt::format("\n{:<14} {:>12} {:>14} {:>13} {:>13} {:>11} {:>13} {:>14}\n", "policy", "domain_jobs",
-                       "domain_split", "whole_free", "half_free", "wide_jobs", "wide_jct_s", "wide_gpu_h");
+    out += fmt::format("\n{:<14} {:>12} {:>14} {:>13} {:>13} {:>11} {:>11} {:>13} {:>14}\n", "policy",
+                       "domain_jobs", "domain_split", "whole_free", "half_free", "whole_share", "wide_jobs",
+                       "wide_jct_s", "wide_gpu_h");
     for (const auto& runs : r.results) {
       if (runs.empty()) continue;
       out += fmt::format(
-          "{:<14} {:>12.0f} {:>14.3f} {:>13.2f} {:>13.2f} {:>11.0f} {:>13.0f} {:>14.0f}\n",
+          "{:<14} {:>12.0f} {:>14.3f} {:>13.2f} {:>13.2f} {:>11.3f} {:>11.0f} {:>13.0f} {:>14.0f}\n",
           runs.front().policy,
           mean_of(runs, [](const ReplayResult& x) { return static_cast<double>(x.domain_jobs); }),
           mean_of(runs, [](const ReplayResult& x) { return x.domain_split_share; }),
           mean_of(runs, [](const ReplayResult& x) { return x.domain_whole_free_mean; }),
           mean_of(runs, [](const ReplayResult& x) { return x.domain_half_jobs_mean; }),
+          mean_of(runs, [](const ReplayResult& x) { return x.domain_whole_free_share; }),
           mean_of(runs, [](const ReplayResult& x) { return static_cast<double>(x.multi_domain.jobs); }),
           mean_of(runs, [](const ReplayResult& x) { return x.multi_domain.jct_mean_s; }),
           mean_of(runs, [](const ReplayResult& x) { return x.multi_domain.gpu_hours; }));
@@ -317,6 +334,14 @@ nlohmann::json report_json(const ReplayReport& r) {
       }
       p["multi_domain"] = md;
     }
+    if (std::ranges::any_of(runs, [](const ReplayResult& x) { return x.in_domain.jobs > 0; })) {
+      nlohmann::json in;
+      for (int k = 0; k < 7; ++k) {
+        in[kClassFigures[k]] = figure_json(
+            over_seeds(runs, [&](const ReplayResult& x) { return class_figure(x.in_domain, k); }));
+      }
+      p["in_domain"] = in;
+    }
     for (int k = 0; k < 5; ++k) {
       p[kClusterFigures[k]] =
           figure_json(over_seeds(runs, [&](const ReplayResult& x) { return cluster_figure(x, k); }));
@@ -329,6 +354,7 @@ nlohmann::json report_json(const ReplayReport& r) {
         {"frag_mean", d([](const ReplayResult& x) { return x.frag_mean; })},
         {"domain_whole_free_mean", d([](const ReplayResult& x) { return x.domain_whole_free_mean; })},
         {"domain_half_jobs_mean", d([](const ReplayResult& x) { return x.domain_half_jobs_mean; })},
+        {"domain_whole_free_share", d([](const ReplayResult& x) { return x.domain_whole_free_share; })},
         {"wait_mean_s", d([](const ReplayResult& x) { return x.wait_mean_s; })},
         {"wait_mean_multi_s", d([](const ReplayResult& x) { return x.wait_mean_multi_s; })},
         {"makespan_s", d([](const ReplayResult& x) { return x.makespan_s; })},

@@ -43,7 +43,8 @@ struct ReplayReport {
 };
 
 // Every reported figure of one run (one policy, one seed), by its JSON name
-// ("all.jct_mean_s", "idle_while_fit_gpu_hours", ...).
+// ("all.jct_mean_s", "idle_while_fit_gpu_hours", ...; "multi_domain.*" when jobs wider than
+// a domain ran, "in_domain.*" when multi-host jobs a domain holds ran, "diagnostics.domain_*").
 [[nodiscard]] std::vector<std::pair<std::string, double>> report_figures(const ReplayResult& r);
 
 [[nodiscard]] std::string report_text(const ReplayReport& report);

@@ -89,7 +89,7 @@ check "and y runs 100 s under fabricfit and block, 1850 s under tree ($jct)" tes
 "$ff" replay "$d/n.snap" --trace "$d/n.csv" --format elasticflow --policies fabricfit,tree --comm-shares 0.5 \
   > "$d/n.txt" 2>&1
 check "the text report counts them per policy" \
-  bash -c 'grep -qE "^policy +domain_jobs +domain_split +whole_free +half_free +wide_jobs +wide_jct_s +wide_gpu_h$" "$1" && grep -qE "^tree +1 +1.000 " "$1"' _ "$d/n.txt"
+  bash -c 'grep -qE "^policy +domain_jobs +domain_split +whole_free +half_free +whole_share +wide_jobs +wide_jct_s +wide_gpu_h$" "$1" && grep -qE "^tree +1 +1.000 " "$1"' _ "$d/n.txt"
 # Block's objective, time-weighted over the 5000 s: x breaks one domain all along; y takes a
 # second whole domain for 100 s under fabricfit, but breaks two for 1850 s under tree.
 whole=$(jq -r '[.results[] | "\(.policy)=\(.diagnostics.domain_whole_free_mean)"] | join(" ")' "$d/n.json")

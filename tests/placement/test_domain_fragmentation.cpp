@@ -26,6 +26,7 @@ TEST(DomainFragmentation, AnEmptyClusterHoldsEveryDomainAndTwoHalvesOfEach) {
   EXPECT_EQ(m.whole_free_domains, 3);
   EXPECT_EQ(m.half_domain_jobs, 6);
   EXPECT_EQ(m.whole_free_hosts, 12);  // hosts 12-15 are in no domain
+  EXPECT_EQ(m.whole_free_domain_hosts, 12);
 }
 
 TEST(DomainFragmentation, TheSameFreeHostsSpreadOverDomainsHoldLess) {
@@ -40,6 +41,8 @@ TEST(DomainFragmentation, TheSameFreeHostsSpreadOverDomainsHoldLess) {
   const auto s = measure_domain_fragmentation(index, spread);
   EXPECT_EQ(p.whole_free_hosts, s.whole_free_hosts);
   EXPECT_EQ(p.whole_free_domains, 2);
+  EXPECT_EQ(p.whole_free_domain_hosts, 8);  // of 12 wholly free hosts
+  EXPECT_EQ(s.whole_free_domain_hosts, 0);
   EXPECT_EQ(p.half_domain_jobs, 4);
   EXPECT_EQ(s.whole_free_domains, 0);
   EXPECT_EQ(s.half_domain_jobs, 3);  // nvl0: 3 free -> 1, nvl1: 2 free -> 1, nvl2: 3 free -> 1

@@ -194,8 +194,15 @@ TEST(Replay, JobsWiderThanADomainAreCountedApart) {
   EXPECT_DOUBLE_EQ(r.multi_domain.jct_mean_s, 100);  // w first; n waits for it
   EXPECT_DOUBLE_EQ(r.multi_domain.gpu_hours, 3 * 8 * 100 / 3600.0);
   EXPECT_EQ(r.classes[0].jobs, 2);
+  EXPECT_EQ(r.in_domain.jobs, 1);  // n, 2 hosts: one domain holds it
+  EXPECT_DOUBLE_EQ(r.in_domain.jct_mean_s, 140);
+  EXPECT_DOUBLE_EQ(r.in_domain.wait_p95_s, 100);
+  // Free whole hosts in whole free domains: for 100 s one free host, its domain broken by w;
+  // for 40 s n holds one domain and the other is whole: 2 x 40 of 1 x 100 + 2 x 40.
+  EXPECT_NEAR(r.domain_whole_free_share, 80.0 / 180.0, 1e-9);
   const LocalityIndex plain(make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4}));
   EXPECT_EQ(replay_trace(plain, jobs, *fabricfit, frag, ReplayOptions{}).multi_domain.jobs, 0);
+  EXPECT_EQ(replay_trace(plain, jobs, *fabricfit, frag, ReplayOptions{}).in_domain.jobs, 0);
 }
 
 TEST(Replay, TinyTraceByHand) {
@@ -305,6 +312,9 @@ TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
   b.classes[0].jct_mean_s = 200;
   a.idle_while_fit_gpu_hours = 3;
   b.idle_while_fit_gpu_hours = 5;
+  a.domain_half_jobs_mean = 4;
+  b.domain_whole_free_mean = 2.5;
+  b.domain_whole_free_share = 0.75;
   report.results = {{a, b}};
   const auto j = report_json(report);
   const auto& tree = j.at("results").at(0);
@@ -316,6 +326,24 @@ TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
   EXPECT_EQ(tree.at("per_seed").at(1).at("seed").get<int>(), 2);
   EXPECT_DOUBLE_EQ(tree.at("per_seed").at(1).at("figures").at("all.jct_mean_s").get<double>(), 200.0);
   EXPECT_DOUBLE_EQ(tree.at("per_seed").at(0).at("figures").at("idle_while_fit_gpu_hours").get<double>(), 3.0);
+  // No job wider than a domain ran: no multi-domain figures; block's objective always.
+  EXPECT_FALSE(tree.at("per_seed").at(0).at("figures").contains("multi_domain.jct_mean_s"));
+  EXPECT_DOUBLE_EQ(
+      tree.at("per_seed").at(1).at("figures").at("diagnostics.domain_whole_free_mean").get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(
+      tree.at("per_seed").at(0).at("figures").at("diagnostics.domain_half_jobs_mean").get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(
+      tree.at("per_seed").at(1).at("figures").at("diagnostics.domain_whole_free_share").get<double>(), 0.75);
+
+  // Jobs wider than a domain ran on the second seed only: its figures name them.
+  b.multi_domain.jobs = 2;
+  b.multi_domain.jct_mean_s = 300;
+  b.multi_domain.gpu_hours = 7;
+  report.results = {{a, b}};
+  const auto wide = report_json(report).at("results").at(0).at("per_seed");
+  EXPECT_DOUBLE_EQ(wide.at(1).at("figures").at("multi_domain.jct_mean_s").get<double>(), 300.0);
+  EXPECT_DOUBLE_EQ(wide.at(1).at("figures").at("multi_domain.gpu_hours").get<double>(), 7.0);
+  EXPECT_FALSE(wide.at(0).at("figures").contains("multi_domain.gpu_hours"));
 
   // One seed: plain numbers and no per-seed list.
   report.seeds = {1};

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/replay_nvl72.sh's summary: each seed replays its own stream (one `fabricfit replay`
+# per stream and fabric), so a figure's interval is over the streams, and a ratio against
+# block is taken stream by stream (both policies replay the same one).
+#   replay_nvl72_summary.py OUT ELAPSED_S SEEDS JOBS LOAD
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_stats import f, interval, judge, load, mean, ratio  # noqa: E402
+
+RUNS = [("1:1", "nvl72", "skip"), ("2:1", "nvl72-2to1", "skip"), ("degraded", "nvl72-degraded", "skip"),
+        ("2:1", "nvl72-2to1-reserve", "reserve"), ("degraded", "nvl72-degraded-reserve", "reserve")]
+FIGURES = {
+    "jct": ("classes", "all", "jct_mean_s"),
+    "p95_wait": ("classes", "all", "wait_p95_s"),
+    "md_jobs": ("multi_domain", "jobs"),
+    "md_jct": ("multi_domain", "jct_mean_s"),
+    "md_gpu_hours": ("multi_domain", "gpu_hours"),
+    "in_domain_jct": ("in_domain", "jct_mean_s"),
+    "whole_free": ("diagnostics", "domain_whole_free_mean"),
+    "half_jobs": ("diagnostics", "domain_half_jobs_mean"),
+    "whole_share": ("diagnostics", "domain_whole_free_share"),
+    "split": ("domain_split_share",),
+    "idle_fit": ("idle_while_fit_gpu_hours",),
+    "util": ("diagnostics", "gpu_utilisation"),
+}
+# (figure, label, target against block: 0.9 / 1.0 by fabric for multi-domain jobs, else 1.0;
+# lower is better?)
+TARGETS = [("md_jct", "multi-domain completion", True), ("md_gpu_hours", "multi-domain GPU-hours", True),
+           ("p95_wait", "p95 wait", True), ("whole_free", "whole free domains", False),
+           ("half_jobs", "half-domain jobs held", False),
+           ("whole_share", "free hosts in whole domains (share)", False)]
+
+
+def figures(result):
+    out = {}
+    for name, path in FIGURES.items():
+        x = result
+        for key in path:
+            x = x.get(key) if isinstance(x, dict) else None
+            if x is None:
+                break
+        if x is not None:
+            out[name] = mean(x)
+    return out
+
+
+def read(out, file, seeds):
+    """{policy: [figures of seed 1, ...]} over the seeds whose file exists."""
+    by = {}
+    for s in range(1, seeds + 1):
+        got = load(f"{out}/{file}-s{s}.json")
+        if got is None:
+            continue
+        for p, r in got[1].items():
+            by.setdefault(p, []).append(figures(r))
+    return by
+
+
+def uncontended_wide_gpu_hours(out, seed):
+    """GPUs x trace duration of the stream's multi-domain jobs: what they burn with no slowdown."""
+    with open(f"{out}/stream-s{seed}.csv") as f_:
+        return sum(int(r["num_gpu"]) * float(r["duration"]) for r in csv.DictReader(f_)
+                   if int(r["num_gpu"]) > 72) / 3600
+
+
+def pm(values, digits=0):
+    m, lo, hi = interval(values)
+    return f"{m:.{digits}f} ± {(hi - lo) / 2:.{digits}f}"
+
+
+def bound(fabric, key):
+    return 1.00 if fabric == "1:1" or not key.startswith("md_") else 0.90
+
+
+def main():
+    out, elapsed, seeds, jobs, load_ = sys.argv[1:6]
+    seeds = int(seeds)
+    runs = [(fabric, queue, read(out, file, seeds)) for fabric, file, queue in RUNS]
+    n = len(runs[0][2].get("block", []))
+    print(f"`bench/replay_nvl72.sh` ({n} seeds, each its own stream of {jobs} jobs drawn from the NVL72 mix "
+          f"(`bench/nvl72_stream.py`), target load {load_}, {elapsed} s): 32 NVL72 racks (domains of 18 trays "
+          "of 4 GPUs, 2,304 GPUs), two under each of 16 leaf groups; fabric 1:1, 2:1, or 1:1 with half the "
+          "uplinks of leaf groups 1-8 at half rate (degraded); a quarter of the jobs of 4 trays or more "
+          "all-to-all at peak demand, the rest ring all-reduce. Multi-domain jobs: 2 to 16 whole domains. "
+          "Means over the streams ± the half width of their 95 % interval; queue skip: a job that cannot "
+          "start lets later jobs pass, reserve: Slurm's backfill reservations.\n")
+    print("| fabric | queue | policy | mean JCT (s) | multi-domain jobs | their JCT (s) | their GPU-hours "
+          "| in-domain jobs' JCT (s) | p95 wait (s) | jobs a domain holds, spread | whole free domains "
+          "| half-domain jobs held | free hosts in whole domains | idle while a job fits (GPU-h) "
+          "| GPU utilisation |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for fabric, queue, by in runs:
+        for p, rows in by.items():
+            col = {k: [r[k] for r in rows if k in r] for k in FIGURES}
+            print(f"| {fabric} | {queue} | {p} | {pm(col['jct'])} | {mean(interval(col['md_jobs'])[0]):.0f} "
+                  f"| {pm(col['md_jct'])} | {pm(col['md_gpu_hours'])} | {pm(col['in_domain_jct'])} "
+                  f"| {pm(col['p95_wait'])} | {100 * interval(col['split'])[0]:.1f} % | {pm(col['whole_free'], 2)} "
+                  f"| {pm(col['half_jobs'], 2)} | {pm(col['whole_share'], 3)} | {pm(col['idle_fit'])} "
+                  f"| {pm(col['util'], 3)} |")
+    print()
+    print("fabricfit against block, stream by stream (mean [95 % interval] of the streams' ratios):\n")
+    print("| fabric | queue | mean JCT x block | in-domain jobs' JCT x block | "
+          + " | ".join(f"{label} x block" for _, label, _ in TARGETS) + " |")
+    print("|---|---|---:|---:|" + "---:|" * len(TARGETS))
+    judged = []
+    for fabric, queue, by in runs:
+        ff, b = by["fabricfit"], by["block"]
+
+        def iv(key):
+            values = [ratio(x[key], y[key]) for x, y in zip(ff, b) if key in x and key in y]
+            return interval(values) if values else None
+        ivs = {key: iv(key) for key, _, _ in TARGETS}
+        cells = [f"{f(i[0])} [{f(i[1])}-{f(i[2])}]" if i else "-" for i in [iv("jct"), iv("in_domain_jct")] + list(ivs.values())]
+        print(f"| {fabric} | {queue} | " + " | ".join(cells) + " |")
+        judged.append((fabric, queue, ivs, sum(1 for x in ff if x.get("split", 0) > 0), len(ff)))
+    print()
+    print("Targets (issue 30 item 5):\n")
+    split = sum(j[3] for j in judged)
+    streams = sum(j[4] for j in judged)
+    print(f"- jobs a domain holds never split: fabricfit split one on {split} of {streams} runs: "
+          f"{'**met**' if split == 0 else '**not met**'}")
+    for key, label, lower in TARGETS:
+        print(f"- {label} x block:")
+        for fabric, queue, ivs, _, _ in judged:
+            i = ivs[key]
+            if i is None:
+                continue
+            want, said = judge(i, bound(fabric, key), lower)
+            print(f"  - {fabric}, {queue}: {f(i[0])} [{f(i[1])}-{f(i[2])}] ({want}): {said}")
+    # The floor under any placement: the multi-domain jobs run with no slowdown at all.
+    print()
+    print("The frontier of the GPU-hours target: the stream's multi-domain jobs with no slowdown at all "
+          "(GPUs x trace duration), against block's GPU-hours for them, stream by stream:\n")
+    for fabric, queue, by in runs:
+        seeds_run = [s + 1 for s in range(len(by["block"]))]
+        values = [ratio(uncontended_wide_gpu_hours(out, s), b["md_gpu_hours"]) for s, b in zip(seeds_run, by["block"])]
+        i = interval(values)
+        print(f"- {fabric}, {queue}: {f(i[0])} [{f(i[1])}-{f(i[2])}] x block's")
+
+
+if __name__ == "__main__":
+    main()
