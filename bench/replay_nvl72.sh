@@ -6,7 +6,7 @@
 # topology/block (the `block` policy) and topology/tree on the same stream, ratios taken
 # seed by seed with 95 % intervals.
 #   bench/replay_nvl72.sh [FABRICFIT_BINARY] [OUT] [--update-docs]
-# Writes OUT/<fabric>[-reserve]-s<SEED>.json and OUT/nvl72.md; --update-docs replaces the
+# Writes OUT/<run>-s<SEED>.json, each run's jobs OUT/<run>-s<SEED>.jobs.csv (--per-job), and OUT/nvl72.md; --update-docs replaces the
 # block between the replay-nvl72 markers in docs/placement.md. Environment: SEEDS (20),
 # JOBS (1500 per stream), LOAD (target load, 0.8).
 set -euo pipefail
@@ -39,14 +39,22 @@ for ((s = 1; s <= seeds; ++s)); do
   python3 "$top/bench/nvl72_stream.py" "$s" "$jobs" > "$out/stream-s$s.csv"
   for fab in nvl72 nvl72-2to1 nvl72-degraded; do
     "$ff" replay "$out/$fab.snap" --trace "$out/stream-s$s.csv" --format elasticflow --gpus-per-node 4 \
-      --policies fabricfit,block,tree --seed "$s" --target-load "$load" "${rule[@]}" --json > "$out/$fab-s$s.json"
+      --policies fabricfit,block,tree --seed "$s" --target-load "$load" "${rule[@]}" \
+      --per-job "$out/$fab-s$s.jobs.csv" --json > "$out/$fab-s$s.json"
+  done
+  # As a site on block tells its users to ask: every job of whole domains asks
+  # --segment=18 (a segment a rack), which both fabricfit and block honour.
+  for fab in nvl72 nvl72-2to1 nvl72-degraded; do
+    "$ff" replay "$out/$fab.snap" --trace "$out/stream-s$s.csv" --format elasticflow --gpus-per-node 4 \
+      --policies fabricfit,block --seed "$s" --target-load "$load" "${rule[@]}" --segment 18 \
+      --per-job "$out/$fab-seg18-s$s.jobs.csv" --json > "$out/$fab-seg18-s$s.json"
   done
   # With Slurm's backfill reservations (the first job that cannot start holds the hosts it
   # will get), fabricfit and block, where the targets are 0.9x.
   for fab in nvl72-2to1 nvl72-degraded; do
     "$ff" replay "$out/$fab.snap" --trace "$out/stream-s$s.csv" --format elasticflow --gpus-per-node 4 \
       --policies fabricfit,block --seed "$s" --target-load "$load" "${rule[@]}" --backfill reserve \
-      --json > "$out/$fab-reserve-s$s.json"
+      --per-job "$out/$fab-reserve-s$s.jobs.csv" --json > "$out/$fab-reserve-s$s.json"
   done
 done
 
