@@ -270,15 +270,16 @@ typedef struct ff_wait_facts {
 } ff_wait_facts_t;
 
 typedef struct ff_wait_advice {
-  int wait;               /* 1: keep the job pending for one leaf group */
-  int leaf_group;         /* the group it waits for (-1: none) */
+  int wait;               /* 1: keep the job pending for its leaf group(s) */
+  int leaf_group;         /* the group it waits for, the first of them (-1: none) */
   double slowdown_now;    /* of the placement it could get now, by the run-time model */
-  double gain_s;          /* time limit x (slowdown now - 1) */
+  double gain_s;          /* time limit x (slowdown now - slowdown there) */
   double expected_wait_s; /* until that group is expected to hold it */
   double ready_at;        /* when (0: no group) */
   double until;           /* the wait ends at the latest: min(ready_at, eligible + cap) */
   unsigned nhosts;        /* hosts[0..nhosts): the hosts it expects, reserved while it waits */
   char verdict[32];       /* "waits", "one-group", "no-gain", "wait-exceeds-gain", "cap-reached", ... */
+  unsigned leaf_groups;   /* how many groups it waits for: 1, or the fewest for a job wider than any */
 } ff_wait_advice_t;
 
 /*

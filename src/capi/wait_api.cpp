@@ -73,6 +73,7 @@ int ff_engine_wait_advice(ff_engine_t* engine, const ff_request_t* request, cons
         &engine->running_sharing());
     out->wait = d.wait ? 1 : 0;
     out->leaf_group = d.leaf_group;
+    out->leaf_groups = static_cast<unsigned>(d.leaf_groups);
     out->slowdown_now = d.slowdown_now;
     out->gain_s = d.gain_s;
     out->expected_wait_s = d.expected_wait_s;

@@ -275,7 +275,8 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option("--max-jobs", opt->max_jobs, "Replay only the first N jobs");
   cmd->add_option(
          "--wait-cap", opt->wait_cap_s,
-         "fabricfit's adaptive locality wait: a job waits for one leaf group while the run-time model "
+         "fabricfit's adaptive locality wait: a job waits for one leaf group (the fewest, when wider than "
+         "any) while the run-time model "
          "says it gains more than it waits, never longer than this many seconds (default: the plugin's "
          "LocalityWaitMax default; 0: never waits)")
       ->capture_default_str()

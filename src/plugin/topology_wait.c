@@ -50,6 +50,7 @@
 #pragma weak last_job_update
 
 #define WAIT_DESC_PREFIX "Waiting for one leaf group"
+#define WAIT_DESC_PREFIX_WIDE "Waiting for %u leaf groups"
 
 extern void ffg_waits_init(ffg_waits_t *w)
 {
@@ -183,8 +184,12 @@ static bool _keep(ffg_ctx_t *ctx, job_record_t *job_ptr, const ff_wait_advice_t 
 	names = bitmap2node_name(nodes);
 	slurm_make_time_str(&ready_at, ready, sizeof(ready));
 	slurm_make_time_str(&until_t, until, sizeof(until));
-	xstrfmtcat(desc, "%s (%s) expected %s, at most until %s (fabricfit locality wait)",
-		   WAIT_DESC_PREFIX, names, ready, until);
+	if (a->leaf_groups > 1)
+		xstrfmtcat(desc, WAIT_DESC_PREFIX_WIDE, a->leaf_groups);
+	else
+		xstrcat(desc, WAIT_DESC_PREFIX);
+	xstrfmtcat(desc, " (%s) expected %s, at most until %s (fabricfit locality wait)", names,
+		   ready, until);
 	kept = ff_wait_book_keep(ctx->waits.book, job_ptr->job_id, a, slots, n, node_record_count,
 				 desc, &changed, err, sizeof(err)) == FF_OK;
 	if (!kept)
@@ -253,7 +258,9 @@ extern void ffg_wait_end(ffg_ctx_t *ctx, topology_eval_t *topo_eval, const ff_re
 	if (!advice.wait) {
 		if (ff_wait_book_forget(w->book, job_ptr->job_id))
 			info("fabricfit: %pJ waits no more: %s", job_ptr, advice.verdict);
-		if (strcmp(advice.verdict, "one-group") && strcmp(advice.verdict, "not-candidate"))
+		if (strcmp(advice.verdict, "one-group") &&
+		    strcmp(advice.verdict, "fewest-groups") &&
+		    strcmp(advice.verdict, "not-candidate"))
 			snprintf(note + len, note_len - len,
 				 " locality-wait=%s gain=%.0fs expected_wait=%.0fs run=%.0fs",
 				 advice.verdict, advice.gain_s, advice.expected_wait_s,

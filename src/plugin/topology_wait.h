@@ -30,7 +30,8 @@
 extern bool ffg_wait_begin(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bool test_only);
 
 /*
- * After Slurm's evaluator accepted node_map: whether the job waits for one leaf group.
+ * After Slurm's evaluator accepted node_map: whether the job waits for one leaf group (the
+ * fewest, for a job wider than any).
  * `request` is what fabricfit placed (NULL when it left the job to Slurm). On a wait,
  * best_switch is cleared (cons_tres does not start the job) and `note` gets the why.
  */

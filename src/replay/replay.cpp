@@ -367,22 +367,38 @@ class Simulation {
     return true;
   }
 
-  // The adaptive locality wait for a multi-host job that one leaf group could hold.
+  // The adaptive locality wait for a multi-host job: for one leaf group when one could hold
+  // it, else for the fewest groups that could.
   bool should_wait(int i, const Allocation& a, const std::vector<BundleDemand>& demand, double f, double t) {
     const TraceJob& job = jobs_[i];
-    if (job.nodes < 2 || job.nodes > index_.largest_leaf_group()) return false;
-    int first = index_.leaf_group_of(a.hosts.front());
-    bool split = false;
-    for (int h : a.hosts) split |= index_.leaf_group_of(h) != first;
-    if (!split) return false;
+    if (job.nodes < 2) return false;
+    std::vector<int> groups;
+    for (int h : a.hosts) groups.push_back(index_.leaf_group_of(h));
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    const bool wide = job.nodes > index_.largest_leaf_group();
+    if (static_cast<int>(groups.size()) <= (wide ? fewest_leaf_groups(index_, job.nodes) : 1)) return false;
     const double s_now = slowdown(f, sharing_.rho_if_added(demand), options_.model.demand);
     const int asked =
         asks_segment(job, options_.segment_nodes, index_.largest_domain()) ? options_.segment_nodes : 0;
-    const GroupReadiness target =
-        earliest_group(index_, gpus_, free_at(t), job.nodes, job.gpus_per_node, t, mask_for(i, t),
-                       wait_segment(index_, asked, job.nodes, index_.domain_of(a.hosts.front()).has_value()));
+    const int segment = wait_segment(index_, asked, job.nodes, index_.domain_of(a.hosts.front()).has_value());
+    const GroupReadiness target = wide ? earliest_groups(index_, gpus_, free_at(t), job.nodes,
+                                                         job.gpus_per_node, t, mask_for(i, t), segment)
+                                       : earliest_group(index_, gpus_, free_at(t), job.nodes,
+                                                        job.gpus_per_node, t, mask_for(i, t), segment);
+    // One group: no uplink traffic. Several: the job's own traffic there, beside what runs now.
+    double s_best = 1.0;
+    if (wide && target.leaf_group >= 0 && f > 0) {
+      const std::vector<int> per_host(target.hosts.size(), job.gpus_per_node);
+      std::vector<BundleDemand> there =
+          bundles_.demand(TrafficMatrix::build(options_.rule.pattern_for(job), per_host), target.hosts);
+      if (options_.model.demand == DemandMode::TimeAveraged) {
+        for (BundleDemand& d : there) d.gbps *= f;
+      }
+      s_best = slowdown(f, sharing_.rho_if_added(there), options_.model.demand);
+    }
     const WaitAdvice advice =
-        advise_locality_wait(predicted_run(i), s_now, 1.0, target, t, t - job.submit_s, options_.wait);
+        advise_locality_wait(predicted_run(i), s_now, s_best, target, t, t - job.submit_s, options_.wait);
     if (!advice.wait || !(advice.until_s > t)) return false;
     std::erase_if(reservations_, [&](const Reservation& r) { return r.job == i; });
     reservations_.push_back(Reservation{i, target.ready_s, target.hosts});

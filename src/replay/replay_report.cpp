@@ -176,7 +176,9 @@ std::string report_text(const ReplayReport& r) {
   std::string wait =
       r.adaptive_wait_cap_s > 0
           ? fmt::format(
-                "fabricfit waits for one leaf group while the model says it gains (cap "
+                "fabricfit waits for one leaf group (the fewest, for a job wider than any) while the model "
+                "says "
+                "it gains (cap "
                 "{:g} s, time limit = duration x {:g}{}, run time taken: {})",
                 r.adaptive_wait_cap_s, r.overestimate, r.round_limits ? " rounded up to a typed value" : "",
                 r.estimate == "history" ? "predicted from the last two jobs" : "the time limit")

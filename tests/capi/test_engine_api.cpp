@@ -496,6 +496,63 @@ TEST(EngineApiWait, ASegmentedJobWaitsForTheGroupWhoseDomainsHoldIt) {
   EXPECT_DOUBLE_EQ(a.ready_at, 1100);
   std::set<int> expected{h(11), h(12), h(15), h(16)}, got(hosts.begin(), hosts.begin() + a.nhosts);
   EXPECT_EQ(got, expected);
+  EXPECT_EQ(a.leaf_groups, 1U);
+  ff_engine_free(engine);
+  fs::remove_all(dir);
+}
+
+// A job wider than every leaf group waits for the fewest groups at the C edge, and says how
+// many (the plugin's reason names them): 3 groups of 6 hosts, one uplink each, an 8-host
+// alltoall job spread 3|3|2 now and held 6|2 by groups 1 and 2 at 1060 (the numbers of
+// WaitDecision.AWideJobWaitsForTheFewestGroups: slowdown 11/7 now, 19/14 there).
+TEST(EngineApiWait, AJobWiderThanAnyGroupWaitsForTheFewestGroups) {
+  const fs::path dir = fs::temp_directory_path() / ("ff-engine-wide-wait-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto fabric = fabricfit::testing::generated_fabric(
+      fabricfit::testing::clos_spec({.leaves = 3, .hosts_per_leaf = 6, .spines = 1, .uplinks = 1}));
+  const auto snap = dir / "fabric.snap";
+  fabricfit::save_snapshot(snap, fabric, fabricfit::SnapshotInfo{});
+  ff_engine_t* engine = nullptr;
+  char err[512] = "";
+  ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
+  const int n = ff_engine_host_count(engine);
+  const auto h = [&](int number) { return ff_engine_host(engine, fmt::format("gpu{:03}", number).c_str()); };
+  std::vector<int> free_gpus(n, 0), total(n, 8), hosts(n);
+  std::vector<unsigned char> usable(n, 1);
+  std::vector<double> free_at(n, 2800.0);
+  for (const int number : {1, 2, 3, 7, 8, 9, 13, 14}) {
+    free_gpus[h(number)] = 8;
+    free_at[h(number)] = 0;
+  }
+  for (const int number : {4, 5, 6}) free_at[h(number)] = 1060;
+  const int placed[] = {h(1), h(2), h(3), h(7), h(8), h(9), h(13), h(14)};
+  const auto advise = [&](double limit) {
+    ff_request_t req{8, 8, 8, 0, 0, pattern_value("alltoall"), 0};
+    ff_wait_facts_t facts{};
+    facts.now = facts.eligible = 1000.0;
+    facts.time_limit_s = limit;
+    facts.comm_share = 0.5;
+    facts.cap_s = 3600;
+    ff_wait_advice_t advice{};
+    EXPECT_EQ(ff_engine_wait_advice(engine, &req, placed, 8, usable.data(), free_gpus.data(), total.data(),
+                                    free_at.data(), &facts, &advice, hosts.data(), err, sizeof err),
+              FF_OK)
+        << err;
+    return advice;
+  };
+  ff_wait_advice_t a = advise(600);
+  EXPECT_STREQ(a.verdict, "waits");
+  EXPECT_EQ(a.wait, 1);
+  EXPECT_EQ(a.leaf_groups, 2U);
+  EXPECT_NEAR(a.slowdown_now, 11.0 / 7.0, 1e-9);
+  EXPECT_NEAR(a.gain_s, 600 * 3.0 / 14.0, 1e-6);
+  EXPECT_DOUBLE_EQ(a.ready_at, 1060);
+  std::set<int> expected{h(1), h(2), h(3), h(4), h(5), h(6), h(7), h(8)},
+      got(hosts.begin(), hosts.begin() + a.nhosts);
+  EXPECT_EQ(got, expected);
+  a = advise(200);  // gains 42.9 s, less than the 60 s wait
+  EXPECT_STREQ(a.verdict, "wait-exceeds-gain");
+  EXPECT_EQ(a.wait, 0);
   ff_engine_free(engine);
   fs::remove_all(dir);
 }

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <numeric>
+#include <optional>
 #include <utility>
 
 namespace fabricfit {
@@ -51,7 +54,100 @@ bool ready_by_domains(const LocalityIndex& index, const std::vector<std::pair<do
   return false;
 }
 
+// When host h counts for a job of `gpus_per_node` GPUs a host: now when it has them free,
+// else when its jobs reach their limits; none when it never does (outside `allowed`, too
+// small, in no domain when domains count, or busy past its jobs' limits).
+std::optional<double> counts_at(const LocalityIndex& index, const GpuState& gpus,
+                                std::span<const double> host_free_at, int h, int gpus_per_node, double now,
+                                std::span<const std::uint8_t> allowed, bool by_domains) {
+  if (!allowed.empty() && allowed[h] == 0) return std::nullopt;
+  if (gpus.total[h] < gpus_per_node) return std::nullopt;
+  if (by_domains && !index.domain_of(h)) return std::nullopt;
+  if (gpus.free[h] >= gpus_per_node) return now;
+  if (host_free_at[h] <= now) return std::nullopt;
+  return host_free_at[h];
+}
+
 }  // namespace
+
+int fewest_leaf_groups(const LocalityIndex& index, int nodes) {
+  std::vector<int> sizes;
+  for (int l = 0; l < index.leaf_group_count(); ++l) sizes.push_back(index.leaf_group_size(l));
+  std::sort(sizes.rbegin(), sizes.rend());
+  int have = 0;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    have += sizes[k];
+    if (have >= nodes) return static_cast<int>(k) + 1;
+  }
+  return static_cast<int>(sizes.size()) + 1;
+}
+
+GroupReadiness earliest_groups(const LocalityIndex& index, const GpuState& gpus,
+                               std::span<const double> host_free_at, int nodes, int gpus_per_node, double now,
+                               std::span<const std::uint8_t> allowed, int segment) {
+  GroupReadiness best;
+  const bool by_domains = segment > 0 && index.domain_count() > 0;
+  const int seg = by_domains ? segment : 1;
+  if (nodes < 1 || nodes % seg != 0) return best;
+  const int groups = index.leaf_group_count();
+  std::vector<std::pair<double, int>> when;  // (time the host counts, host), every group
+  std::vector<int> capacity(static_cast<std::size_t>(groups), 0);
+  // Hosts waiting for their segment, by (group, domain): a domain's hosts in another group
+  // make no segment with these.
+  std::map<std::pair<int, int>, int> counted;
+  for (int l = 0; l < groups; ++l) {
+    for (int h : index.hosts_of(l)) {
+      const auto t = counts_at(index, gpus, host_free_at, h, gpus_per_node, now, allowed, by_domains);
+      if (!t) continue;
+      when.emplace_back(*t, h);
+      const int key = by_domains ? *index.domain_of(h) : 0;
+      if (++counted[{l, key}] % seg == 0) capacity[static_cast<std::size_t>(l)] += seg;
+    }
+  }
+  std::vector<int> order(capacity.size());
+  for (std::size_t l = 0; l < order.size(); ++l) order[l] = static_cast<int>(l);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return capacity[a] > capacity[b]; });
+  std::size_t k = 0;
+  for (int have = 0; k < order.size() && have < nodes; ++k)
+    have += capacity[static_cast<std::size_t>(order[k])];
+  if (std::accumulate(capacity.begin(), capacity.end(), 0) < nodes) return best;
+
+  // In time order, each group's hosts in whole segments; ready once the k groups with the
+  // most hold the job.
+  std::sort(when.begin(), when.end());
+  std::vector<std::vector<int>> ready(capacity.size());
+  std::map<std::pair<int, int>, std::vector<int>> pending;
+  std::vector<int> by_ready = order;
+  for (std::size_t e = 0; e < when.size();) {
+    const double t = when[e].first;
+    for (; e < when.size() && when[e].first == t; ++e) {
+      const int h = when[e].second;
+      const int l = index.leaf_group_of(h);
+      std::vector<int>& p = pending[{l, by_domains ? *index.domain_of(h) : 0}];
+      p.push_back(h);
+      if (static_cast<int>(p.size()) < seg) continue;
+      auto& r = ready[static_cast<std::size_t>(l)];
+      r.insert(r.end(), p.begin(), p.end());
+      p.clear();
+    }
+    std::stable_sort(by_ready.begin(), by_ready.end(), [&](int a, int b) {
+      return ready[a].size() != ready[b].size() ? ready[a].size() > ready[b].size() : a < b;
+    });
+    int have = 0;
+    for (std::size_t i = 0; i < k; ++i) have += static_cast<int>(ready[by_ready[i]].size());
+    if (have < nodes) continue;
+    best.ready_s = t;
+    for (std::size_t i = 0; i < k && static_cast<int>(best.hosts.size()) < nodes; ++i) {
+      const auto& r = ready[by_ready[i]];
+      const int take = std::min(static_cast<int>(r.size()), nodes - static_cast<int>(best.hosts.size()));
+      best.hosts.insert(best.hosts.end(), r.begin(), r.begin() + take);
+      best.leaf_groups.push_back(by_ready[i]);
+    }
+    best.leaf_group = best.leaf_groups.front();
+    return best;
+  }
+  return best;
+}
 
 GroupReadiness earliest_group(const LocalityIndex& index, const GpuState& gpus,
                               std::span<const double> host_free_at, int nodes, int gpus_per_node, double now,

@@ -44,7 +44,8 @@ struct LocalityWaitSettings {
 struct GroupReadiness {
   int leaf_group = -1;  // -1: no group can ever hold the job
   double ready_s = std::numeric_limits<double>::infinity();
-  std::vector<int> hosts;  // the hosts the job expects: reserved while it waits
+  std::vector<int> hosts;        // the hosts the job expects: reserved while it waits
+  std::vector<int> leaf_groups;  // earliest_groups: every group of the set, leaf_group first
 };
 
 // `host_free_at[h]`: when host h has every GPU free again, by the time limits of the jobs
@@ -59,6 +60,20 @@ struct GroupReadiness {
                                             std::span<const double> host_free_at, int nodes,
                                             int gpus_per_node, double now,
                                             std::span<const std::uint8_t> allowed = {}, int segment = 0);
+
+// For a job wider than every leaf group: the fewest leaf groups that could ever hold it
+// (by the hosts that count, as earliest_group counts them), the soonest time that many
+// groups can, and the hosts it would take there, from the group with the most ready
+// first (ties: the lowest index). So a wide job waits for the fewest groups, as a narrower
+// one waits for one. leaf_group -1: the hosts that count never hold it. O(hosts x groups).
+[[nodiscard]] GroupReadiness earliest_groups(const LocalityIndex& index, const GpuState& gpus,
+                                             std::span<const double> host_free_at, int nodes,
+                                             int gpus_per_node, double now,
+                                             std::span<const std::uint8_t> allowed = {}, int segment = 0);
+
+// The fewest leaf groups a job of `nodes` hosts could span, the largest groups first (1
+// for a job one group holds): a placement on that many has nothing to wait for.
+[[nodiscard]] int fewest_leaf_groups(const LocalityIndex& index, int nodes);
 
 // The segment earliest_group counts for a job of `nodes` that asked --segment=`asked` (0:
 // none): on a fabric of NVLink domains, what the domain rules place it in (the asked

@@ -13,6 +13,7 @@ std::string to_string(WaitVerdict verdict) {
   switch (verdict) {
     case WaitVerdict::Waits: return "waits";
     case WaitVerdict::OneGroup: return "one-group";
+    case WaitVerdict::FewestGroups: return "fewest-groups";
     case WaitVerdict::NotCandidate: return "not-candidate";
     case WaitVerdict::Disabled: return "disabled";
     case WaitVerdict::NoTimeLimit: return "no-time-limit";
@@ -47,12 +48,15 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
                                   const BandwidthSharing* beside) {
   WaitDecision d;
   const int nodes = static_cast<int>(placed_now.hosts.size());
-  if (nodes < 2 || nodes > index.largest_leaf_group()) return d;
-  const int first = index.leaf_group_of(placed_now.hosts.front());
-  const bool split =
-      std::ranges::any_of(placed_now.hosts, [&](int h) { return index.leaf_group_of(h) != first; });
-  if (!split) {
-    d.verdict = WaitVerdict::OneGroup;
+  if (nodes < 2) return d;
+  std::vector<int> groups;
+  for (int h : placed_now.hosts) groups.push_back(index.leaf_group_of(h));
+  std::ranges::sort(groups);
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  // A job wider than every group waits, as a narrower one for one group, for the fewest.
+  const bool wide = nodes > index.largest_leaf_group();
+  if (static_cast<int>(groups.size()) <= (wide ? fewest_leaf_groups(index, nodes) : 1)) {
+    d.verdict = wide ? WaitVerdict::FewestGroups : WaitVerdict::OneGroup;
     return d;
   }
   if (!(facts.cap_s > 0)) {
@@ -75,19 +79,37 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
   // Every host of the job needs `gpus_per_node` GPUs; with a total only, its share.
   int per_node = gpus_per_node;
   if (per_node <= 0) per_node = *std::ranges::max_element(placed_now.gpus);
-  const GroupReadiness target = earliest_group(
-      index, gpus, host_free_at, nodes, std::max(per_node, 1), facts.now, allowed,
-      wait_segment(index, facts.segment_nodes, nodes, index.domain_of(placed_now.hosts.front()).has_value()));
+  const int segment =
+      wait_segment(index, facts.segment_nodes, nodes, index.domain_of(placed_now.hosts.front()).has_value());
+  const GroupReadiness target = wide ? earliest_groups(index, gpus, host_free_at, nodes,
+                                                       std::max(per_node, 1), facts.now, allowed, segment)
+                                     : earliest_group(index, gpus, host_free_at, nodes, std::max(per_node, 1),
+                                                      facts.now, allowed, segment);
   if (target.leaf_group < 0) {
     d.verdict = WaitVerdict::NoGroup;
     return d;
   }
+  // One group: no uplink traffic. The fewest groups: the job's own traffic there, beside
+  // what runs now.
+  double slowdown_best = 1.0;
+  if (wide) {
+    const Allocation there{target.hosts, std::vector<int>(target.hosts.size(), std::max(per_node, 1))};
+    slowdown_best = beside != nullptr ? slowdown_beside(bundles, pattern, there, facts.comm_share, *beside)
+                                      : slowdown_beside(bundles, pattern, there, facts.comm_share,
+                                                        BandwidthSharing(bundles));
+    d.gain_s = std::max(0.0, facts.time_limit_s * (d.slowdown_now - slowdown_best));
+    if (!(d.gain_s > 0)) {
+      d.verdict = WaitVerdict::NoGain;
+      return d;
+    }
+  }
   const LocalityWaitSettings settings{.cap_s = facts.cap_s};
-  const WaitAdvice advice = advise_locality_wait(facts.time_limit_s, d.slowdown_now, 1.0, target, facts.now,
-                                                 facts.now - facts.eligible, settings);
+  const WaitAdvice advice = advise_locality_wait(facts.time_limit_s, d.slowdown_now, slowdown_best, target,
+                                                 facts.now, facts.now - facts.eligible, settings);
   d.expected_wait_s = advice.expected_wait_s;
   d.ready_at = target.ready_s;
   d.leaf_group = target.leaf_group;
+  d.leaf_groups = wide ? static_cast<int>(target.leaf_groups.size()) : 1;
   if (advice.wait && advice.until_s > facts.now) {
     d.verdict = WaitVerdict::Waits;
     d.wait = true;

@@ -2,10 +2,11 @@
 // The adaptive locality wait for a job in the controller (topology/fabricfit): from
 // what Slurm knows at one evaluation (the job's time limit and eligible time, the free
 // GPUs, when each busy host's jobs reach their time limits, the placement it could get
-// now), whether the job should stay pending for one leaf group, until when at most, and
-// which hosts it expects. The rule is the replay's (locality_wait.hpp); the slowdown now
-// comes from the run-time model (runtime_model.hpp): the job's traffic beside the running
-// split jobs' on the fabric's real uplink capacities. docs/placement.md ("Adaptive locality wait in Slurm").
+// now), whether the job should stay pending for one leaf group (for the fewest groups when
+// it is wider than any), until when at most, and which hosts it expects. The rule is the replay's
+// (locality_wait.hpp); the slowdown now comes from the run-time model (runtime_model.hpp): the job's traffic
+// beside the running split jobs' on the fabric's real uplink capacities. docs/placement.md ("Adaptive
+// locality wait in Slurm").
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,8 @@ struct WaitFacts {
 enum class WaitVerdict {
   Waits,         // expected wait < gain, within the cap
   OneGroup,      // the placement now is in one leaf group already: nothing to wait for
-  NotCandidate,  // one host, or wider than the largest leaf group
+  FewestGroups,  // wider than every group, and in as few as it can be: nothing to wait for
+  NotCandidate,  // one host
   Disabled,      // cap 0
   NoTimeLimit,   // no finite time limit: no predicted duration
   NoGain,        // the split placement now runs as fast as one group would
@@ -51,11 +53,12 @@ struct WaitDecision {
   WaitVerdict verdict = WaitVerdict::NotCandidate;
   bool wait = false;
   double slowdown_now = 1;     // of the placement it could get now
-  double gain_s = 0;           // time limit x (slowdown now - 1)
+  double gain_s = 0;           // time limit x (slowdown now - slowdown in the target groups)
   double expected_wait_s = 0;  // until the target group is expected to hold the job
   double ready_at = 0;         // when it is expected to (absolute); 0: no group
   double until = 0;            // when the wait ends at the latest: min(ready_at, eligible + cap)
-  int leaf_group = -1;         // the group it waits for
+  int leaf_group = -1;         // the group it waits for (the first, when several)
+  int leaf_groups = 0;         // how many: 1, or the fewest for a job wider than any
   std::vector<int> hosts;      // the hosts it expects there: reserved while it waits
 };
 

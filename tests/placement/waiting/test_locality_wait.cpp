@@ -15,7 +15,7 @@ using fabricfit::testing::make_fabric;
 namespace {
 
 TEST(LocalityWait, RuleByHand) {
-  GroupReadiness target{.leaf_group = 0, .ready_s = 1100, .hosts = {0, 1}};
+  GroupReadiness target{.leaf_group = 0, .ready_s = 1100, .hosts = {0, 1}, .leaf_groups = {}};
   const LocalityWaitSettings s{.cap_s = 3600, .overestimate = 1};
   // gain = 1000 x (1.25 - 1) = 250 s; ready in 100 s: wait, until the group is ready.
   auto a = advise_locality_wait(1000, 1.25, 1.0, target, 1000, 0, s);
@@ -86,6 +86,51 @@ TEST(LocalityWait, EarliestGroupCountsSegmentsInDomains) {
   // Without domains nothing changes.
   const LocalityIndex plain(make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4}));
   EXPECT_EQ(wait_segment(plain, 2, 4), 0);
+}
+
+// A job wider than every group: the fewest groups that could hold it, when they first
+// do. 3 groups of 4 hosts, domains of 2 (nvl0 = 0-1, nvl1 = 2-3, ..., nvl5 = 10-11).
+TEST(LocalityWait, EarliestGroupsForAJobWiderThanAnyGroup) {
+  Fabric f = make_fabric(FixtureSpec{.leaf_groups = 3, .hosts_per_leaf = 4});
+  set_nvlink_domains(f, {{"nvl0", {0, 1}},
+                         {"nvl1", {2, 3}},
+                         {"nvl2", {4, 5}},
+                         {"nvl3", {6, 7}},
+                         {"nvl4", {8, 9}},
+                         {"nvl5", {10, 11}}});
+  const LocalityIndex index(f);
+  EXPECT_EQ(fewest_leaf_groups(index, 4), 1);
+  EXPECT_EQ(fewest_leaf_groups(index, 6), 2);
+  EXPECT_EQ(fewest_leaf_groups(index, 9), 3);
+  EXPECT_EQ(fewest_leaf_groups(index, 13), 4);  // more than the fabric has: never
+  GpuState gpus = GpuState::uniform(12, 8);
+  // Group 0: 0 and 2 free (one host of each domain), 1 and 3 until 500. Group 1: 4 free,
+  // 5-7 until 200. Group 2: 8-9 free, 10-11 until 300.
+  std::vector<double> free_at{0, 500, 0, 500, 0, 200, 200, 200, 0, 0, 300, 300};
+  for (int h : {1, 3, 5, 6, 7, 10, 11}) gpus.free[h] = 0;
+  // 6 hosts in 2 groups: at 200 group 1 is whole (4) and group 0 has 2 (group 2 too: the
+  // lower index): ready, group 1's hosts first.
+  auto g = earliest_groups(index, gpus, free_at, 6, 8, 1);
+  EXPECT_DOUBLE_EQ(g.ready_s, 200);
+  EXPECT_EQ(g.leaf_groups, (std::vector<int>{1, 0}));
+  EXPECT_EQ(g.leaf_group, 1);
+  EXPECT_EQ(g.hosts, (std::vector<int>{4, 5, 6, 7, 0, 2}));
+  // In segments of 2 inside domains group 0's two free hosts make none: groups 1 and 2.
+  g = earliest_groups(index, gpus, free_at, 6, 8, 1, {}, 2);
+  EXPECT_DOUBLE_EQ(g.ready_s, 200);
+  EXPECT_EQ(g.leaf_groups, (std::vector<int>{1, 2}));
+  EXPECT_EQ(g.hosts, (std::vector<int>{4, 5, 6, 7, 8, 9}));
+  // Hosts not allowed never count: without group 1, groups 2 and 0 once group 2 is whole.
+  std::vector<std::uint8_t> allowed(12, 1);
+  for (int h : {4, 5, 6, 7}) allowed[h] = 0;
+  g = earliest_groups(index, gpus, free_at, 6, 8, 1, allowed);
+  EXPECT_DOUBLE_EQ(g.ready_s, 300);
+  EXPECT_EQ(g.leaf_groups, (std::vector<int>{2, 0}));
+  EXPECT_EQ(g.hosts, (std::vector<int>{8, 9, 10, 11, 0, 2}));
+  // More hosts than the counted ones: never.
+  EXPECT_EQ(earliest_groups(index, gpus, free_at, 9, 8, 1, allowed).leaf_group, -1);
+  // Segments that do not divide the job: never.
+  EXPECT_EQ(earliest_groups(index, gpus, free_at, 5, 8, 1, {}, 2).leaf_group, -1);
 }
 
 // 2 groups x 3 hosts, each group's one uplink at 100 Gb/s. A (2 hosts, 100 s) and B (2

@@ -135,6 +135,48 @@ TEST(WaitDecision, NothingToWaitFor) {
   EXPECT_DOUBLE_EQ(d.slowdown_now, 1.0);
 }
 
+// A job wider than every group waits for the fewest groups. 3 groups of 6 hosts (8 GPUs),
+// one 200 Gb/s uplink each; now = 1000. Group 0: hosts 0-2 free, 3-5 busy until 1060;
+// groups 1 and 2: 6-8 and 12-13 free, the rest until 2800. An 8-host alltoall job (64
+// ranks: 1 unit a host pair, 7 a host, so 200/7 Gb/s a unit) can only be spread 3|3|2 now:
+// a group of 3 sends 3 x 5 = 15 units up, rho = 7/15, s = 0.5 + 0.5 x 15/7 = 11/7. At 1060
+// groups 0 and 1 hold it 6|2: 6 x 2 = 12 units each way, rho = 7/12, s = 19/14. The gain
+// is the limit x 3/14, against 60 s of wait.
+TEST(WaitDecision, AWideJobWaitsForTheFewestGroups) {
+  const Fabric fabric =
+      make_fabric(FixtureSpec{.leaf_groups = 3, .hosts_per_leaf = 6, .gbps = 200, .uplinks = 1});
+  const LocalityIndex index(fabric);
+  const UplinkBundles bundles(index);
+  GpuState gpus = GpuState::uniform(18, 8);
+  std::vector<double> free_at(18, 0);
+  for (int h : {3, 4, 5}) {
+    gpus.free[h] = 0;
+    free_at[h] = 1060;
+  }
+  for (int h : {9, 10, 11, 14, 15, 16, 17}) {
+    gpus.free[h] = 0;
+    free_at[h] = 2800;
+  }
+  const Allocation spread{{0, 1, 2, 6, 7, 8, 12, 13}, std::vector<int>(8, 8)};
+  const CommPattern alltoall = parse_comm_pattern("alltoall");
+  WaitFacts facts{.now = 1000, .eligible = 1000, .time_limit_s = 600, .comm_share = 0.5, .cap_s = 3600};
+  WaitDecision d = decide_locality_wait(index, bundles, gpus, free_at, {}, alltoall, 8, spread, facts);
+  EXPECT_EQ(d.verdict, WaitVerdict::Waits);
+  EXPECT_NEAR(d.slowdown_now, 11.0 / 7.0, 1e-9);
+  EXPECT_NEAR(d.gain_s, 600 * 3.0 / 14.0, 1e-6);
+  EXPECT_DOUBLE_EQ(d.ready_at, 1060);
+  EXPECT_EQ(d.leaf_group, 0);
+  EXPECT_EQ(d.hosts, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // A 200 s limit gains 42.9 s, less than the 60 s wait.
+  facts.time_limit_s = 200;
+  d = decide_locality_wait(index, bundles, gpus, free_at, {}, alltoall, 8, spread, facts);
+  EXPECT_EQ(d.verdict, WaitVerdict::WaitTooLong);
+  // On two groups already (6|2): the fewest it can have.
+  const Allocation two{{0, 1, 2, 3, 4, 5, 6, 7}, std::vector<int>(8, 8)};
+  EXPECT_EQ(decide_locality_wait(index, bundles, gpus, free_at, {}, alltoall, 8, two, facts).verdict,
+            WaitVerdict::FewestGroups);
+}
+
 // The controller counts the split jobs running now: alone on 1:1 uplinks the job loses
 // nothing, beside three others it gets a fair share of 200 Gb/s of 800 and waits.
 TEST(WaitDecision, OtherRunningJobsMakeAWaitPay) {
