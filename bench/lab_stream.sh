@@ -48,7 +48,13 @@
 # WALL_MIN 8 (NVL=18: the recorded run, about 2 x 10 minutes). The lab's geometry is also set by these for any run: NODES (64), LEAVES (8),
 # UPLINKS (4), DEGRADE (groups=3,fraction=0.5,rate=4xEDR; "none": a healthy fabric).
 # TRACE_FORMAT (elasticflow): kalos reads Acme's Kalos excerpt (no duration cap), with
-# MAX_HOSTS leaving out jobs wider than that many 8-GPU hosts (0: none).
+# MAX_HOSTS leaving out jobs wider than that many 8-GPU hosts (0: none). GPUS (8): GPUs per
+# lab node (lab.sh up --gpus), and the replay's --gpus-per-node.
+#
+# STREAM=nvl72 (with NVL=18; docs/placement.md, "Lab stream on the NVL72 mix"): instead of
+# a trace, JOBS (80) jobs drawn from the NVL72 mix (bench/nvl72_stream.py, seed STREAM_SEED
+# (1), jobs across at most MAX_DOMAINS (2) domains) on trays of GPUS (4) GPUs; durations
+# capped at CAP_H; MARK lab-stream-nvl72.
 #
 # FAULTS=1 (issue 29 item 7; docs/placement.md, "Lab stream with faults"): the same stream
 # through a fabric that fails mid-stream, the same events at the same times in both runs.
@@ -69,7 +75,10 @@ update_docs=${2:-}
 start=${START:-0}
 faults=${FAULTS:-0}
 nvl=${NVL:-0}
-if [ "$faults" = 1 ]; then mark=${MARK:-lab-stream-faults}; elif [ "$nvl" -gt 0 ]; then mark=${MARK:-lab-stream-nvl}; else mark=${MARK:-lab-stream}; fi # --update-docs: the docs/placement.md section between MARK:begin/end
+stream=${STREAM:-trace}
+case "$stream" in trace | nvl72) ;; *) echo "lab_stream: STREAM must be trace or nvl72" >&2; exit 1 ;; esac
+[ "$stream" = trace ] || [ "$nvl" -gt 0 ] || { echo "lab_stream: STREAM=nvl72 needs NVL (18)" >&2; exit 1; }
+if [ "$faults" = 1 ]; then mark=${MARK:-lab-stream-faults}; elif [ "$stream" = nvl72 ]; then mark=${MARK:-lab-stream-nvl72}; elif [ "$nvl" -gt 0 ]; then mark=${MARK:-lab-stream-nvl}; else mark=${MARK:-lab-stream}; fi # --update-docs: the docs/placement.md section between MARK:begin/end
 cap_h=${CAP_H:-8}
 if [ "$nvl" -gt 0 ]; then
   # The recorded NVLink run: Kalos jobs of up to two domains, so some span domains.
@@ -78,12 +87,18 @@ if [ "$nvl" -gt 0 ]; then
   jobs=${JOBS:-80} load=${LOAD:-0.6} wall_min=${WALL_MIN:-8}
   trace_format=${TRACE_FORMAT:-kalos} max_hosts=${MAX_HOSTS:-36}
   trace=${TRACE:-/work/shared/traces/acme-kalos-2023-excerpt/converted_kalos_trace.csv}
+  gpus=${GPUS:-8}
+  if [ "$stream" = nvl72 ]; then
+    trace_format=elasticflow gpus=${GPUS:-4}
+    trace="the NVL72 mix (bench/nvl72_stream.py, seed ${STREAM_SEED:-1}, at most ${MAX_DOMAINS:-2} domains a job)"
+  fi
 else
   policies=${POLICIES:-"tree fabricfit"}
   nodes=${NODES:-64} leaves=${LEAVES:-8} uplinks=${UPLINKS:-4} degrade=${DEGRADE:-groups=3,fraction=0.5,rate=4xEDR}
   jobs=${JOBS:-320} load=${LOAD:-0.8} wall_min=${WALL_MIN:-12}
   trace_format=${TRACE_FORMAT:-elasticflow} max_hosts=${MAX_HOSTS:-0}
   trace=${TRACE:-/work/shared/traces/elasticflow-itp-2021/cluster04.csv}
+  gpus=${GPUS:-8}
 fi
 # The policy the summary compares fabricfit with: block on domains, else tree.
 case " $policies " in *" block "*) baseline=block ;; *) baseline=tree ;; esac
@@ -118,7 +133,11 @@ export FABRICFIT_BIN=$ff
 # longest jobs run for days; a lab run cannot), as an ElasticFlow CSV; the replay then
 # compresses the arrivals to LOAD on this fabric, gives each job its communication share
 # and pattern (--jobs-csv) and predicts both policies on exactly this stream.
-if [ "$trace_format" = kalos ]; then
+if [ "$stream" = nvl72 ]; then
+  python3 "$top/bench/nvl72_stream.py" "${STREAM_SEED:-1}" "$jobs" "${MAX_DOMAINS:-2}" |
+    awk -F, -v cap="$((cap_h * 3600))" 'NR == 1 { print; next } { d = $3 + 0; if (d > cap) d = cap; print $1 "," $2 "," d "," $4 }' \
+    > "$out/stream.csv"
+elif [ "$trace_format" = kalos ]; then
   # Kalos: GPUs = gpu_workers x gpu_per_worker; durations come from its iterations.
   awk -F, -v s="$start" -v n="$jobs" -v m="$max_hosts" 'NR == 1 { print; next }
     NR > s + 1 && (m == 0 || $6 * $8 <= 8 * m) { if (++k <= n) print }' "$trace" > "$out/stream.csv"
@@ -126,7 +145,7 @@ else
   awk -F, -v s="$start" -v n="$jobs" -v cap="$((cap_h * 3600))" 'NR == 1 { print; next }
     NR > s + 1 && NR <= s + n + 1 { d = $3 + 0; if (d > cap) d = cap; print $1 "," $2 "," d "," $4 }' "$trace" > "$out/stream.csv"
 fi
-lab_geometry=(--nodes "$nodes" --leaves "$leaves" --spines 2 --uplinks "$uplinks")
+lab_geometry=(--nodes "$nodes" --leaves "$leaves" --spines 2 --uplinks "$uplinks" --gpus "$gpus")
 [ "$degrade" = none ] || lab_geometry+=(--degrade "$degrade")
 gen=(--leaves "$leaves" --hosts-per-leaf $((nodes / leaves)) --spines 2 --uplinks "$uplinks")
 [ "$degrade" = none ] || gen+=(--degrade "$degrade")
@@ -140,7 +159,7 @@ if [ "$nvl" -gt 0 ]; then
 else
   "$ff" discover --from "$out/fabric.net" -o "$out/fabric.snap" -q
 fi
-"$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format "$trace_format" --target-load "$load" \
+"$ff" replay "$out/fabric.snap" --trace "$out/stream.csv" --format "$trace_format" --gpus-per-node "$gpus" --target-load "$load" \
   --policies "fabricfit,$baseline" --wait-cap "$wait_cap" --overestimate 1.5 --estimate "$estimate" --demand "$demand" --routing "$routing" --pattern-rule "$rule" --jobs-csv "$out/jobs.csv" --per-job "$out/replay_per_job.csv" --json \
   > "$out/replay.json"
 # Time compression: from the first arrival, the last arrival plus the longest job take

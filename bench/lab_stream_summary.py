@@ -216,9 +216,12 @@ def main():
                           f"{j['jct']:.0f}", f"{j['slowdown']:.3f}"] if j else ["", "", "", "", "", "", ""])
             w.writerow(line)
 
-    source = (f"{os.path.basename(TRACE)}" if TRACE and "cluster04" not in TRACE
-              else f"ElasticFlow cluster04 (trace durations capped at {cap_h} h)")
-    lab = (f"`lab.sh up {GEOMETRY}` (8 GPUs per host)" if GEOMETRY and "--nodes 64 --leaves 8 " not in GEOMETRY + " "
+    if TRACE and not TRACE.startswith("/"):  # a drawn stream, described by lab_stream.sh
+        source = f"{TRACE} (durations capped at {cap_h} h)"
+    else:
+        source = (f"{os.path.basename(TRACE)}" if TRACE and "cluster04" not in TRACE
+                  else f"ElasticFlow cluster04 (trace durations capped at {cap_h} h)")
+    lab = (f"`lab.sh up {GEOMETRY}`" if GEOMETRY and "--nodes 64 --leaves 8 " not in GEOMETRY + " "
            else "64 hosts x 8 GPUs in 8 leaf groups of 8, 2 spines, 2:1 uplinks "
            "(4 per leaf), leaf group 3 with half its uplinks at half rate (4xEDR)")
     print(f"Stream: {njobs} of {source}, "

@@ -98,7 +98,7 @@ int ff_wait_book_keep(ff_wait_book_t* book, uint32_t job_id, const ff_wait_advic
   return guarded(err, err_len, [&] {
     const bool moved =
         book->book.keep(job_id, advice->until, advice->ready_at, std::vector<int>(nodes, nodes + nnodes),
-                        table_size, reason != nullptr ? reason : "");
+                        table_size, reason != nullptr ? reason : "", advice->leaf_groups);
     if (changed != nullptr) *changed = moved ? 1 : 0;
   });
 }

@@ -386,6 +386,8 @@ class Simulation {
                                                          job.gpus_per_node, t, mask_for(i, t), segment)
                                        : earliest_group(index_, gpus_, free_at(t), job.nodes,
                                                         job.gpus_per_node, t, mask_for(i, t), segment);
+    // The hosts that count may need as many groups as the placement now: nothing to wait for.
+    if (wide && target.leaf_group >= 0 && target.leaf_groups.size() >= groups.size()) return false;
     // One group: no uplink traffic. Several: the job's own traffic there, beside what runs now.
     double s_best = 1.0;
     if (wide && target.leaf_group >= 0 && f > 0) {

@@ -21,8 +21,8 @@ python3 "$gen" 3 1500 > "$d/a.csv" && python3 "$gen" 3 1500 > "$d/b.csv" && pyth
 check "a seed draws the same stream twice" cmp -s "$d/a.csv" "$d/b.csv"
 check "another seed draws another stream" bash -c '! cmp -s "$1" "$2"' _ "$d/a.csv" "$d/c.csv"
 
-# Every line a job of the mix, arrivals in order; the classes' shares within 4 standard
-# errors of 30 %, 55 % and 15 % (1,500 jobs: about 1.2, 1.3 and 0.9 points).
+# Every line a job of the mix, arrivals in order; the classes' shares within about 4
+# standard errors of 30 %, 55 % and 15 % (1,500 jobs: about 1.2, 1.3 and 0.9 points).
 shape=$(python3 - "$d/a.csv" << 'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

@@ -65,7 +65,8 @@ struct GroupReadiness {
 // (by the hosts that count, as earliest_group counts them), the soonest time that many
 // groups can, and the hosts it would take there, from the group with the most ready
 // first (ties: the lowest index). So a wide job waits for the fewest groups, as a narrower
-// one waits for one. leaf_group -1: the hosts that count never hold it. O(hosts x groups).
+// one waits for one. leaf_group -1: the hosts that count never hold it. One sort of the
+// groups per distinct ready time: O(hosts x groups log groups).
 [[nodiscard]] GroupReadiness earliest_groups(const LocalityIndex& index, const GpuState& gpus,
                                              std::span<const double> host_free_at, int nodes,
                                              int gpus_per_node, double now,

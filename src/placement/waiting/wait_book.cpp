@@ -84,7 +84,11 @@ WaitBook::Begin WaitBook::begin(const EvaluatedJob& job, std::int64_t now, int t
 
 WaitBook::Step WaitBook::after(const EvaluatedJob& job, bool placed, unsigned hosts,
                                const std::function<unsigned()>& leaf_groups) {
-  const bool waits = find(job.job_id) != nullptr;
+  const LocalityWait* wait = find(job.job_id);
+  const bool waits = wait != nullptr;
+  // A wide job waits for the fewest groups, the others for one: at most that many is where
+  // the wait is going, and no longer split.
+  const unsigned wanted = waits ? std::max(1U, wait->leaf_groups) : 1U;
   if (!placed || hosts < 2) {
     if (waits && !job.test_only) {
       forget(job.job_id);
@@ -94,10 +98,12 @@ WaitBook::Step WaitBook::after(const EvaluatedJob& job, bool placed, unsigned ho
   }
   if (job.test_only) {
     // Backfill's trials (now and at the times jobs end) keep to the decision.
-    return waits && job.backfill_test && leaf_groups() > 1 ? Step::Hold : Step::None;
+    return waits && job.backfill_test && leaf_groups() > wanted ? Step::Hold : Step::None;
   }
-  // Most multi-host jobs land in one group: no wait to weigh.
-  if (leaf_groups() <= 1) {
+  // Most multi-host jobs land in one group: no wait to weigh; a waiting one in as few groups
+  // as it waited for waits no more.
+  const unsigned groups = leaf_groups();
+  if (groups <= 1 || (waits && groups <= wanted)) {
     if (!waits) return Step::None;
     forget(job.job_id);
     return Step::OneGroup;
@@ -106,7 +112,7 @@ WaitBook::Step WaitBook::after(const EvaluatedJob& job, bool placed, unsigned ho
 }
 
 bool WaitBook::keep(std::uint32_t job_id, double until, double ready_at, std::vector<int> nodes,
-                    int table_size, std::string reason) {
+                    int table_size, std::string reason, unsigned leaf_groups) {
   // Up to whole seconds: the wait lasts until the expected moment.
   const auto until_s = static_cast<std::int64_t>(std::ceil(until));
   const auto ready_s = static_cast<std::int64_t>(std::ceil(ready_at));
@@ -124,6 +130,7 @@ bool WaitBook::keep(std::uint32_t job_id, double until, double ready_at, std::ve
   it->nodes = std::move(nodes);
   it->table_size = table_size;
   it->reason = std::move(reason);
+  it->leaf_groups = std::max(1U, leaf_groups);
   note_next_end();
   return changed;
 }

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The controller's book of locality waits: which pending jobs wait for one leaf group,
-// until when, and the node slots reserved for each; and the rules that act on them at
-// every evaluation (docs/placement.md, "Adaptive locality wait in Slurm"):
+// The controller's book of locality waits: which pending jobs wait for one leaf group (the
+// fewest groups, for a job wider than any), until when, and the node slots reserved for each; and the rules
+// that act on them at every evaluation (docs/placement.md, "Adaptive locality wait in Slurm"):
 // - a wait ends when its job left the queue, started, reached its time, or the node table
 //   it was reserved in changed;
 // - a job the scheduler considers after a waiting job (lower priority, or a later id at
 //   equal priority) loses the waiting job's nodes, unless it ends before the wait may
 //   (backfill), or Slurm only tests it at submission;
 // - a job held to wait is decided afresh by each evaluation, and backfill's trials of it
-//   keep to the decision while it stays split;
-// - a job that lands in one leaf group, or that fabricfit does not place, waits no more.
+//   keep to the decision while it spans more groups than it waits for;
+// - a job that lands in as few leaf groups as it waits for (one, for most), or that
+//   fabricfit does not place, waits no more.
 // Whether a split job should wait at all is wait_decision.hpp's; this book only keeps the
 // answer. Nodes are slots of the controller's node table, so the book outlives snapshots.
 // Not locked: the controller uses it under its job write lock; next_end() alone may be
@@ -49,6 +50,7 @@ struct LocalityWait {
   std::int64_t ready_at = 0;  // when its hosts are expected
   std::vector<int> nodes;     // the node slots reserved for it, sorted
   int table_size = 0;         // the node table's size when reserved
+  unsigned leaf_groups = 1;   // how many groups it waits for: 1, or the fewest (a wide job)
   std::string reason;         // what the job shows while it waits
 };
 
@@ -73,8 +75,8 @@ class WaitBook {
   enum class Step {
     None,      // nothing to do
     Forget,    // it waited and waits no more (silently: not fabricfit's decision)
-    OneGroup,  // it waited and has one leaf group now
-    Hold,      // a backfill trial of a waiting, still split job: keep it pending
+    OneGroup,  // it waited and has as few leaf groups as it waited for now
+    Hold,      // a backfill trial of a waiting job on more groups than that: keep it pending
     Ask,       // a split allocation: ask wait_decision whether it should wait
   };
   // `leaf_groups` is asked only when the rule needs it (it walks the hosts).
@@ -83,8 +85,9 @@ class WaitBook {
 
   // The job waits (again): until/ready_at rounded up to whole seconds, `nodes` the slots
   // reserved for it. True when it is new or its times changed (worth a log line).
+  // `leaf_groups`: how many groups it waits for (0 reads as 1).
   bool keep(std::uint32_t job_id, double until, double ready_at, std::vector<int> nodes, int table_size,
-            std::string reason);
+            std::string reason, unsigned leaf_groups = 1);
   // The job waits no more; false when it did not wait.
   bool forget(std::uint32_t job_id);
   // Waits that ended: their job left the queue, started, reached the wait's time, or the

@@ -89,6 +89,12 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
     d.verdict = WaitVerdict::NoGroup;
     return d;
   }
+  // The hosts that count (usable, big enough, in domains) may need as many groups as the
+  // placement now has: nothing better to wait for.
+  if (wide && target.leaf_groups.size() >= groups.size()) {
+    d.verdict = WaitVerdict::FewestGroups;
+    return d;
+  }
   // One group: no uplink traffic. The fewest groups: the job's own traffic there, beside
   // what runs now.
   double slowdown_best = 1.0;

@@ -205,4 +205,17 @@ TEST(WaitBook, AfterAnEvaluation) {
     EXPECT_EQ(b.book.after(trial, true, 4, groups(1)), Step::None);
     EXPECT_NE(b.book.find(10), nullptr);
   }
+  {
+    // A job wider than every group waits for the fewest (2 here): backfill may start it on
+    // 2 groups, and holds it on 3; placed on 2 it waits no more.
+    Booked b;
+    b.book.keep(10, 2000, 1500, {4, 5, 6, 7}, kTable, "Waiting for 2 leaf groups (gpu[005-008])", 2);
+    auto trial = job(10, 100);
+    trial.test_only = trial.backfill_test = true;
+    EXPECT_EQ(b.book.after(trial, true, 4, groups(2)), Step::None);
+    EXPECT_EQ(b.book.after(trial, true, 4, groups(3)), Step::Hold);
+    EXPECT_EQ(b.book.after(job(10, 100), true, 4, groups(3)), Step::Ask) << "decided afresh";
+    EXPECT_EQ(b.book.after(job(10, 100), true, 4, groups(2)), Step::OneGroup);
+    EXPECT_EQ(b.book.find(10), nullptr);
+  }
 }

@@ -166,7 +166,15 @@ TEST(WaitDecision, AWideJobWaitsForTheFewestGroups) {
   EXPECT_NEAR(d.gain_s, 600 * 3.0 / 14.0, 1e-6);
   EXPECT_DOUBLE_EQ(d.ready_at, 1060);
   EXPECT_EQ(d.leaf_group, 0);
+  EXPECT_EQ(d.leaf_groups, 2);
   EXPECT_EQ(d.hosts, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // Hosts 3-5 not usable (drained, another partition): the fewest groups the usable hosts
+  // give is 3, as now: nothing to wait for.
+  std::vector<std::uint8_t> usable(18, 1);
+  for (int h : {3, 4, 5}) usable[h] = 0;
+  for (int h : {9, 10, 11, 14, 15, 16, 17}) usable[h] = 0;
+  EXPECT_EQ(decide_locality_wait(index, bundles, gpus, free_at, usable, alltoall, 8, spread, facts).verdict,
+            WaitVerdict::FewestGroups);
   // A 200 s limit gains 42.9 s, less than the 60 s wait.
   facts.time_limit_s = 200;
   d = decide_locality_wait(index, bundles, gpus, free_at, {}, alltoall, 8, spread, facts);
