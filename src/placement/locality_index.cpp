@@ -118,6 +118,13 @@ std::vector<std::string> distinct_names(std::span<const int> hosts, NameOf name_
 
 }  // namespace
 
+int leaf_groups_spanned(const LocalityIndex& index, std::span<const int> hosts) {
+  std::vector<int> groups;
+  for (int h : hosts) groups.push_back(index.leaf_group_of(h));
+  std::ranges::sort(groups);
+  return static_cast<int>(std::unique(groups.begin(), groups.end()) - groups.begin());
+}
+
 std::vector<std::string> leaf_group_names_of(const LocalityIndex& index, std::span<const int> hosts) {
   return distinct_names(hosts, [&](int h) {
     const int g = index.leaf_group_of(h);

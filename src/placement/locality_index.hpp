@@ -108,6 +108,9 @@ class LocalityIndex {
 // The name those lists give hosts in no leaf group (no NVLink domain).
 inline constexpr std::string_view kInNoneName = "(none)";
 
+// How many leaf groups `hosts` lie in.
+[[nodiscard]] int leaf_groups_spanned(const LocalityIndex& index, std::span<const int> hosts);
+
 // The leaf groups (NVLink domains) that `hosts` lie in, each named once, in the hosts'
 // (rank) order; kInNoneName for hosts in none. What a placement record and explain print.
 [[nodiscard]] std::vector<std::string> leaf_group_names_of(const LocalityIndex& index,

@@ -288,12 +288,7 @@ class Simulation {
         continue;
       }
       const TrafficMatrix traffic = TrafficMatrix::build(request.pattern, a->gpus);
-      std::vector<BundleDemand> demand =
-          job.nodes >= 2 ? bundles_.demand(traffic, a->hosts) : std::vector<BundleDemand>{};
-      if (options_.model.demand == DemandMode::TimeAveraged) {
-        for (BundleDemand& d : demand) d.gbps *= f;
-      }
-      if (f <= 0) demand.clear();
+      std::vector<BundleDemand> demand = demand_on(traffic, a->hosts, f);
       if (adaptive_ && should_wait(i, *a, demand, f, t)) {
         pending_[kept++] = i;
         continue;
@@ -367,17 +362,26 @@ class Simulation {
     return true;
   }
 
+  // A multi-host job's demand on the uplink bundles from `hosts` (x f when time-averaged);
+  // none for one host or a job that does not communicate.
+  std::vector<BundleDemand> demand_on(const TrafficMatrix& traffic, const std::vector<int>& hosts,
+                                      double f) const {
+    if (f <= 0 || hosts.size() < 2) return {};
+    std::vector<BundleDemand> demand = bundles_.demand(traffic, hosts);
+    if (options_.model.demand == DemandMode::TimeAveraged) {
+      for (BundleDemand& d : demand) d.gbps *= f;
+    }
+    return demand;
+  }
+
   // The adaptive locality wait for a multi-host job: for one leaf group when one could hold
   // it, else for the fewest groups that could.
   bool should_wait(int i, const Allocation& a, const std::vector<BundleDemand>& demand, double f, double t) {
     const TraceJob& job = jobs_[i];
     if (job.nodes < 2) return false;
-    std::vector<int> groups;
-    for (int h : a.hosts) groups.push_back(index_.leaf_group_of(h));
-    std::sort(groups.begin(), groups.end());
-    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    const int groups = leaf_groups_spanned(index_, a.hosts);
     const bool wide = job.nodes > index_.largest_leaf_group();
-    if (static_cast<int>(groups.size()) <= (wide ? fewest_leaf_groups(index_, job.nodes) : 1)) return false;
+    if (groups <= (wide ? fewest_leaf_groups(index_, job.nodes) : 1)) return false;
     const double s_now = slowdown(f, sharing_.rho_if_added(demand), options_.model.demand);
     const int asked =
         asks_segment(job, options_.segment_nodes, index_.largest_domain()) ? options_.segment_nodes : 0;
@@ -387,16 +391,13 @@ class Simulation {
                                        : earliest_group(index_, gpus_, free_at(t), job.nodes,
                                                         job.gpus_per_node, t, mask_for(i, t), segment);
     // The hosts that count may need as many groups as the placement now: nothing to wait for.
-    if (wide && target.leaf_group >= 0 && target.leaf_groups.size() >= groups.size()) return false;
+    if (wide && target.leaf_group >= 0 && static_cast<int>(target.leaf_groups.size()) >= groups) return false;
     // One group: no uplink traffic. Several: the job's own traffic there, beside what runs now.
     double s_best = 1.0;
     if (wide && target.leaf_group >= 0 && f > 0) {
       const std::vector<int> per_host(target.hosts.size(), job.gpus_per_node);
-      std::vector<BundleDemand> there =
-          bundles_.demand(TrafficMatrix::build(options_.rule.pattern_for(job), per_host), target.hosts);
-      if (options_.model.demand == DemandMode::TimeAveraged) {
-        for (BundleDemand& d : there) d.gbps *= f;
-      }
+      const auto there =
+          demand_on(TrafficMatrix::build(options_.rule.pattern_for(job), per_host), target.hosts, f);
       s_best = slowdown(f, sharing_.rho_if_added(there), options_.model.demand);
     }
     const WaitAdvice advice =

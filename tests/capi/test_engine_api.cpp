@@ -80,6 +80,37 @@ struct GeneratedEngine {
   ff_engine_t* engine = nullptr;
 };
 
+// What ff_engine_wait_advice reads of a cluster: every host 8 GPUs, none free and busy until
+// `busy_until` but the ones freed, all usable; asked at now = eligible = 1000 with f = 0.5 and
+// a 3600 s cap. `hosts` gets the hosts the job expects.
+struct WaitCluster {
+  WaitCluster(int n, double busy_until)
+      : free_gpus(n, 0), total(n, 8), hosts(n), usable(n, 1), free_at(n, busy_until) {}
+  void free_now(int host) {
+    free_gpus[host] = 8;
+    free_at[host] = 0;
+  }
+  ff_wait_advice_t ask(ff_engine_t* engine, const ff_request_t& req, const std::vector<int>& placed,
+                       double limit) {
+    ff_wait_facts_t facts{};
+    facts.now = facts.eligible = 1000.0;
+    facts.time_limit_s = limit;
+    facts.comm_share = 0.5;
+    facts.cap_s = 3600;
+    ff_wait_advice_t advice{};
+    char err[512] = "";
+    EXPECT_EQ(ff_engine_wait_advice(engine, &req, placed.data(), static_cast<unsigned>(placed.size()),
+                                    usable.data(), free_gpus.data(), total.data(), free_at.data(), &facts,
+                                    &advice, hosts.data(), err, sizeof err),
+              FF_OK)
+        << err;
+    return advice;
+  }
+  std::vector<int> free_gpus, total, hosts;
+  std::vector<unsigned char> usable;
+  std::vector<double> free_at;
+};
+
 }  // namespace
 
 TEST_F(EngineApi, FindsSlurmNodesAndRanksThemByLeafGroup) {
@@ -460,29 +491,13 @@ TEST(EngineApiWait, ASegmentedJobWaitsForTheGroupWhoseDomainsHoldIt) {
   ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
   const int n = ff_engine_host_count(engine);
   const auto h = [&](int number) { return ff_engine_host(engine, fmt::format("gpu{:03}", number).c_str()); };
-  std::vector<int> free_gpus(n, 0), total(n, 8), hosts(n);
-  std::vector<unsigned char> usable(n, 1);
-  std::vector<double> free_at(n, 5000.0);
-  for (const int number : {1, 3, 11, 15}) {
-    free_gpus[h(number)] = 8;
-    free_at[h(number)] = 0;
-  }
-  for (const int number : {5, 7}) free_at[h(number)] = 1060;
-  for (const int number : {12, 16}) free_at[h(number)] = 1100;
-  const int placed[] = {h(1), h(3), h(11), h(15)};
+  WaitCluster c(n, 5000.0);
+  for (const int number : {1, 3, 11, 15}) c.free_now(h(number));
+  for (const int number : {5, 7}) c.free_at[h(number)] = 1060;
+  for (const int number : {12, 16}) c.free_at[h(number)] = 1100;
+  const std::vector<int> placed{h(1), h(3), h(11), h(15)};
   const auto advise = [&](unsigned segment) {
-    ff_request_t req{4, 4, 8, 0, 0, pattern_value("alltoall"), segment};
-    ff_wait_facts_t facts{};
-    facts.now = facts.eligible = 1000.0;
-    facts.time_limit_s = 3600;
-    facts.comm_share = 0.5;
-    facts.cap_s = 3600;
-    ff_wait_advice_t advice{};
-    EXPECT_EQ(ff_engine_wait_advice(engine, &req, placed, 4, usable.data(), free_gpus.data(), total.data(),
-                                    free_at.data(), &facts, &advice, hosts.data(), err, sizeof err),
-              FF_OK)
-        << err;
-    return advice;
+    return c.ask(engine, ff_request_t{4, 4, 8, 0, 0, pattern_value("alltoall"), segment}, placed, 3600);
   };
   // No segment: wider than a domain, so any 4 hosts in domains: the first group at 1060.
   ff_wait_advice_t a = advise(0);
@@ -494,7 +509,7 @@ TEST(EngineApiWait, ASegmentedJobWaitsForTheGroupWhoseDomainsHoldIt) {
   EXPECT_STREQ(a.verdict, "waits");
   EXPECT_EQ(a.leaf_group, 1);
   EXPECT_DOUBLE_EQ(a.ready_at, 1100);
-  std::set<int> expected{h(11), h(12), h(15), h(16)}, got(hosts.begin(), hosts.begin() + a.nhosts);
+  std::set<int> expected{h(11), h(12), h(15), h(16)}, got(c.hosts.begin(), c.hosts.begin() + a.nhosts);
   EXPECT_EQ(got, expected);
   EXPECT_EQ(a.leaf_groups, 1U);
   ff_engine_free(engine);
@@ -517,28 +532,12 @@ TEST(EngineApiWait, AJobWiderThanAnyGroupWaitsForTheFewestGroups) {
   ASSERT_EQ(ff_engine_load(snap.c_str(), &engine, err, sizeof err), FF_OK) << err;
   const int n = ff_engine_host_count(engine);
   const auto h = [&](int number) { return ff_engine_host(engine, fmt::format("gpu{:03}", number).c_str()); };
-  std::vector<int> free_gpus(n, 0), total(n, 8), hosts(n);
-  std::vector<unsigned char> usable(n, 1);
-  std::vector<double> free_at(n, 2800.0);
-  for (const int number : {1, 2, 3, 7, 8, 9, 13, 14}) {
-    free_gpus[h(number)] = 8;
-    free_at[h(number)] = 0;
-  }
-  for (const int number : {4, 5, 6}) free_at[h(number)] = 1060;
-  const int placed[] = {h(1), h(2), h(3), h(7), h(8), h(9), h(13), h(14)};
+  WaitCluster c(n, 2800.0);
+  for (const int number : {1, 2, 3, 7, 8, 9, 13, 14}) c.free_now(h(number));
+  for (const int number : {4, 5, 6}) c.free_at[h(number)] = 1060;
+  const std::vector<int> placed{h(1), h(2), h(3), h(7), h(8), h(9), h(13), h(14)};
   const auto advise = [&](double limit) {
-    ff_request_t req{8, 8, 8, 0, 0, pattern_value("alltoall"), 0};
-    ff_wait_facts_t facts{};
-    facts.now = facts.eligible = 1000.0;
-    facts.time_limit_s = limit;
-    facts.comm_share = 0.5;
-    facts.cap_s = 3600;
-    ff_wait_advice_t advice{};
-    EXPECT_EQ(ff_engine_wait_advice(engine, &req, placed, 8, usable.data(), free_gpus.data(), total.data(),
-                                    free_at.data(), &facts, &advice, hosts.data(), err, sizeof err),
-              FF_OK)
-        << err;
-    return advice;
+    return c.ask(engine, ff_request_t{8, 8, 8, 0, 0, pattern_value("alltoall"), 0}, placed, limit);
   };
   ff_wait_advice_t a = advise(600);
   EXPECT_STREQ(a.verdict, "waits");
@@ -548,7 +547,7 @@ TEST(EngineApiWait, AJobWiderThanAnyGroupWaitsForTheFewestGroups) {
   EXPECT_NEAR(a.gain_s, 600 * 3.0 / 14.0, 1e-6);
   EXPECT_DOUBLE_EQ(a.ready_at, 1060);
   std::set<int> expected{h(1), h(2), h(3), h(4), h(5), h(6), h(7), h(8)},
-      got(hosts.begin(), hosts.begin() + a.nhosts);
+      got(c.hosts.begin(), c.hosts.begin() + a.nhosts);
   EXPECT_EQ(got, expected);
   a = advise(200);  // gains 42.9 s, less than the 60 s wait
   EXPECT_STREQ(a.verdict, "wait-exceeds-gain");

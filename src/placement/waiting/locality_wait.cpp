@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -56,7 +55,8 @@ bool ready_by_domains(const LocalityIndex& index, const std::vector<std::pair<do
 
 // When host h counts for a job of `gpus_per_node` GPUs a host: now when it has them free,
 // else when its jobs reach their limits; none when it never does (outside `allowed`, too
-// small, in no domain when domains count, or busy past its jobs' limits).
+// small, in no domain when domains count, or busy past its jobs' limits: a host whose jobs
+// overran has no expected time).
 std::optional<double> counts_at(const LocalityIndex& index, const GpuState& gpus,
                                 std::span<const double> host_free_at, int h, int gpus_per_node, double now,
                                 std::span<const std::uint8_t> allowed, bool by_domains) {
@@ -107,10 +107,11 @@ GroupReadiness earliest_groups(const LocalityIndex& index, const GpuState& gpus,
   std::vector<int> order(capacity.size());
   for (std::size_t l = 0; l < order.size(); ++l) order[l] = static_cast<int>(l);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return capacity[a] > capacity[b]; });
+  // k: the fewest groups whose capacity holds the job; none when all of them do not.
   std::size_t k = 0;
-  for (int have = 0; k < order.size() && have < nodes; ++k)
-    have += capacity[static_cast<std::size_t>(order[k])];
-  if (std::accumulate(capacity.begin(), capacity.end(), 0) < nodes) return best;
+  int most = 0;
+  for (; k < order.size() && most < nodes; ++k) most += capacity[static_cast<std::size_t>(order[k])];
+  if (most < nodes) return best;
 
   // In time order, each group's hosts in whole segments; ready once the k groups with the
   // most hold the job.
@@ -162,12 +163,8 @@ GroupReadiness earliest_group(const LocalityIndex& index, const GpuState& gpus,
     if (index.leaf_group_size(l) < nodes) continue;
     when.clear();
     for (int h : index.hosts_of(l)) {
-      if (!allowed.empty() && allowed[h] == 0) continue;
-      if (gpus.total[h] < gpus_per_node) continue;
-      if (by_domains && !index.domain_of(h)) continue;
-      // A busy host whose jobs are past their time limits has no expected time: left out.
-      if (gpus.free[h] < gpus_per_node && host_free_at[h] <= now) continue;
-      when.emplace_back(gpus.free[h] >= gpus_per_node ? now : host_free_at[h], h);
+      const auto t = counts_at(index, gpus, host_free_at, h, gpus_per_node, now, allowed, by_domains);
+      if (t) when.emplace_back(*t, h);
     }
     if (static_cast<int>(when.size()) < nodes) continue;
     if (by_domains) {

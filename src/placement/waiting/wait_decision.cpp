@@ -49,13 +49,10 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
   WaitDecision d;
   const int nodes = static_cast<int>(placed_now.hosts.size());
   if (nodes < 2) return d;
-  std::vector<int> groups;
-  for (int h : placed_now.hosts) groups.push_back(index.leaf_group_of(h));
-  std::ranges::sort(groups);
-  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  const int groups = leaf_groups_spanned(index, placed_now.hosts);
   // A job wider than every group waits, as a narrower one for one group, for the fewest.
   const bool wide = nodes > index.largest_leaf_group();
-  if (static_cast<int>(groups.size()) <= (wide ? fewest_leaf_groups(index, nodes) : 1)) {
+  if (groups <= (wide ? fewest_leaf_groups(index, nodes) : 1)) {
     d.verdict = wide ? WaitVerdict::FewestGroups : WaitVerdict::OneGroup;
     return d;
   }
@@ -67,10 +64,13 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
     d.verdict = WaitVerdict::NoTimeLimit;
     return d;
   }
-  d.slowdown_now =
-      beside != nullptr
-          ? slowdown_beside(bundles, pattern, placed_now, facts.comm_share, *beside)
-          : slowdown_beside(bundles, pattern, placed_now, facts.comm_share, BandwidthSharing(bundles));
+  // Beside the running split jobs, or alone.
+  const auto slowdown_on = [&](const Allocation& a) {
+    return beside != nullptr
+               ? slowdown_beside(bundles, pattern, a, facts.comm_share, *beside)
+               : slowdown_beside(bundles, pattern, a, facts.comm_share, BandwidthSharing(bundles));
+  };
+  d.slowdown_now = slowdown_on(placed_now);
   d.gain_s = std::max(0.0, facts.time_limit_s * (d.slowdown_now - 1.0));
   if (!(d.gain_s > 0)) {
     d.verdict = WaitVerdict::NoGain;
@@ -91,7 +91,7 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
   }
   // The hosts that count (usable, big enough, in domains) may need as many groups as the
   // placement now has: nothing better to wait for.
-  if (wide && target.leaf_groups.size() >= groups.size()) {
+  if (wide && static_cast<int>(target.leaf_groups.size()) >= groups) {
     d.verdict = WaitVerdict::FewestGroups;
     return d;
   }
@@ -99,10 +99,7 @@ WaitDecision decide_locality_wait(const LocalityIndex& index, const UplinkBundle
   // what runs now.
   double slowdown_best = 1.0;
   if (wide) {
-    const Allocation there{target.hosts, std::vector<int>(target.hosts.size(), std::max(per_node, 1))};
-    slowdown_best = beside != nullptr ? slowdown_beside(bundles, pattern, there, facts.comm_share, *beside)
-                                      : slowdown_beside(bundles, pattern, there, facts.comm_share,
-                                                        BandwidthSharing(bundles));
+    slowdown_best = slowdown_on({target.hosts, std::vector<int>(target.hosts.size(), std::max(per_node, 1))});
     d.gain_s = std::max(0.0, facts.time_limit_s * (d.slowdown_now - slowdown_best));
     if (!(d.gain_s > 0)) {
       d.verdict = WaitVerdict::NoGain;
