@@ -99,10 +99,16 @@ void ff_engine_health_describe(const ff_engine_t* engine, char* out, size_t out_
     const auto count = [](const auto& v, fabricfit::PartHealth p) { return std::ranges::count(v, p); };
     const auto& h = engine->health;
     using fabricfit::PartHealth;
-    copy_out(fmt::format("hosts_failing={} hosts_degraded={} leaf_groups_failing={} leaf_groups_degraded={}",
-                         count(h.host_link, PartHealth::Failing), count(h.host_link, PartHealth::Degraded),
-                         count(h.uplinks, PartHealth::Failing), count(h.uplinks, PartHealth::Degraded)),
-             out, out_len);
+    std::string text =
+        fmt::format("hosts_failing={} hosts_degraded={} leaf_groups_failing={} leaf_groups_degraded={}",
+                    count(h.host_link, PartHealth::Failing), count(h.host_link, PartHealth::Degraded),
+                    count(h.uplinks, PartHealth::Failing), count(h.uplinks, PartHealth::Degraded));
+    const auto nvlink_failing = count(h.nvlink, PartHealth::Failing);
+    const auto nvlink_degraded = count(h.nvlink, PartHealth::Degraded);
+    if (nvlink_failing + nvlink_degraded > 0) {
+      text += fmt::format(" nvlink_failing={} nvlink_degraded={}", nvlink_failing, nvlink_degraded);
+    }
+    copy_out(text, out, out_len);
   } catch (...) {
     copy_out("(unavailable)", out, out_len);
   }

@@ -3,8 +3,10 @@
 // reads every port's Performance Management counters of the snapshot's cables, updates
 // the health file beside the snapshot (atomically) and then reports; without, reports
 // what the last sweep wrote. Lists the links and hosts that are not healthy, with evidence.
-// With HealthDrain=yes in the conf, a sweep then drains the nodes whose HCA link flaps and
-// resumes those it drained (cli/health_drain.hpp).
+// With --nvlink-report (or the conf's NvlinkReport) a sweep also judges the NVLink of each
+// node from its own report (health/nvlink_health.hpp). With HealthDrain=yes in the conf, a
+// sweep then drains the nodes whose HCA link flaps or whose NVLink fails and resumes those
+// it drained (cli/health_drain.hpp).
 #include <fmt/format.h>
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +17,9 @@
 #include "cli/health_report.hpp"
 #include "health/collect/health_sweep.hpp"
 #include "health/health_file.hpp"
+#include "health/nvlink_health.hpp"
 #include "site/site_config.hpp"
+#include "topology/readers/nvlink_report.hpp"
 #include "topology/snapshot.hpp"
 
 namespace fabricfit::cli {
@@ -23,8 +27,9 @@ namespace {
 
 struct HealthOptions {
   std::string conf = default_site_config_path(std::getenv("SLURM_CONF")).string();
-  std::string snapshot;  // empty: the conf's SnapshotFile
-  std::string health;    // empty: the conf's HealthFile, or beside the snapshot
+  std::string snapshot;       // empty: the conf's SnapshotFile
+  std::string health;         // empty: the conf's HealthFile, or beside the snapshot
+  std::string nvlink_report;  // empty: the conf's NvlinkReport
   bool sweep = false;
   bool clear = false;
   bool json = false;
@@ -69,6 +74,7 @@ int run_health(const HealthOptions& opt) {
                                                                  : health_path_beside(snapshot);
   HealthFile health;
   bool drain_failed = false;
+  bool nvlink_failed = false;
   if (opt.sweep) {
     HealthFile previous;
     if (std::filesystem::exists(path)) previous = load_health(path);  // a bad file stops the sweep: say so
@@ -77,6 +83,20 @@ int run_health(const HealthOptions& opt) {
     SweepStats stats;
     health = sweep_health(cables_of(snap.fabric), previous, sweep, &stats);
     health.snapshot = snapshot.string();
+    // The last NVLink states stand until a report reads whole: one garbled file must not
+    // clear a failing host that placement keeps jobs off.
+    health.nvlink_report = previous.nvlink_report;
+    health.nvlink = previous.nvlink;
+    const std::string report = !opt.nvlink_report.empty() ? opt.nvlink_report : site.nvlink_report;
+    if (!report.empty()) {
+      try {
+        health.nvlink = judge_nvlink(load_nvlink_report(report), previous.nvlink, health.sweep_unix);
+        health.nvlink_report = std::filesystem::absolute(report).string();
+      } catch (const NvlinkReportError& e) {
+        fmt::print(stderr, "fabricfit: NVLink report not read, the last NVLink states kept: {}\n", e.what());
+        nvlink_failed = true;
+      }
+    }
     save_health(path, health);
     if (!opt.quiet) {
       fmt::print(stderr, "fabricfit: swept {} ports in {:.2f} s: {} read, {} down, {} missed{}; wrote {}\n",
@@ -102,7 +122,7 @@ int run_health(const HealthOptions& opt) {
                      : opt.prom ? health_prom(health)
                                 : health_text(health));
   }
-  return drain_failed ? 1 : 0;
+  return drain_failed || nvlink_failed ? 1 : 0;
 }
 
 }  // namespace
@@ -122,6 +142,9 @@ Action add_health_command(CLI::App& app) {
                   "The snapshot whose cables to sweep (default: the conf's SnapshotFile)");
   cmd->add_option("--health-file", opt->health,
                   "The health file (default: the conf's HealthFile, or beside the snapshot)");
+  cmd->add_option("--nvlink-report", opt->nvlink_report,
+                  "With --sweep: the nodes' nvidia-smi -q (a directory of one file per node, or pdsh "
+                  "output) to judge their NVLink by (default: the conf's NvlinkReport)");
   auto* json = cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->add_flag("--ports", opt->ports, "With --json: every port's state and last counters too")->needs(json);
   cmd->add_flag("--prom", opt->prom, "Print Prometheus textfile metrics")->excludes(json);

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <cstdlib>
+#include <set>
 #include <vector>
 
 #include "cli/health_marks.hpp"
+#include "cli/health_report.hpp"
 #include "placement/slurm/admin_comment.hpp"
 
 namespace fabricfit::cli {
@@ -177,6 +179,13 @@ json health_link_json(const LinkStatus& l, const char* key, const std::string& w
           {key, where}};
 }
 
+json nvlink_json(const NvlinkHostStatus& n) {
+  return {{"nvlink", n.host},
+          {"state", nvlink_state_name(n.state)},
+          {"since", n.since_unix},
+          {"evidence", n.reason}};
+}
+
 }  // namespace
 
 json placement_health(const Fabric& f, const HealthFile& health, const std::vector<std::string>& job_hosts,
@@ -212,6 +221,16 @@ json placement_health(const Fabric& f, const HealthFile& health, const std::vect
         avoided.push_back(health_link_json(l, "leaf_group", f.leaf_groups[g].name));
     }
   }
+  // A host's NVLink, as its HCA link: crossed by the job on it, avoided among the others.
+  const std::set<std::string, std::less<>> candidate_names(candidates.begin(), candidates.end());
+  const std::set<std::string, std::less<>> job_names(job_hosts.begin(), job_hosts.end());
+  for (const NvlinkHostStatus& n : health.nvlink) {
+    if (job_names.contains(n.host)) {
+      crossed.push_back(nvlink_json(n));
+    } else if (candidate_names.contains(n.host)) {
+      avoided.push_back(nvlink_json(n));
+    }
+  }
   return {
       {"sweep", health.sweep_unix}, {"sweeps", health.sweeps}, {"crossed", crossed}, {"avoided", avoided}};
 }
@@ -220,6 +239,11 @@ std::string render_placement_health(const json& h) {
   const auto lines = [](const json& links) {
     std::string out;
     for (const auto& l : links) {
+      if (l.contains("nvlink")) {
+        out += fmt::format("               {} NVLink  {}: {}\n", l["nvlink"].get<std::string>(),
+                           l["state"].get<std::string>(), l["evidence"].get<std::string>());
+        continue;
+      }
       out += fmt::format("               {} {}  {}: {}\n",
                          l.contains("host") ? l["host"].get<std::string>() + " HCA link"
                                             : l["leaf_group"].get<std::string>() + " uplink",

@@ -30,6 +30,10 @@ DrainPlan plan_drains(const Fabric& f, const HealthFile& health, const std::vect
     return links != nullptr &&
            std::ranges::any_of(*links, [](const LinkStatus& l) { return l.state == HealthState::Flapping; });
   };
+  // Hosts whose NVLink fails (not merely degraded: that only slows their jobs).
+  std::map<std::string, const NvlinkHostStatus*, std::less<>> nvlink_failing;
+  for (const NvlinkHostStatus& n : health.nvlink)
+    if (n.state == HealthState::Down) nvlink_failing[n.host] = &n;
 
   DrainPlan plan;
   int drained = 0;
@@ -41,17 +45,22 @@ DrainPlan plan_drains(const Fabric& f, const HealthFile& health, const std::vect
       ++drained;  // not a fabric host now: its health is unknown, so it stays drained
       plan.held.push_back({n.name, "drained by fabricfit, but not a host of the fabric: left drained"});
     } else if (flapping(it->second) ||
-               (it->second != nullptr && worst_state(*it->second) == HealthState::Down)) {
+               (it->second != nullptr && worst_state(*it->second) == HealthState::Down) ||
+               nvlink_failing.contains(n.name)) {
       ++drained;  // a flapping link that went down for good is no reason to resume
     } else {
-      plan.resume.push_back({n.name, "its HCA link no longer flaps"});
+      plan.resume.push_back({n.name, n.reason.find("NVLink") != std::string::npos
+                                         ? "its NVLink no longer fails"
+                                         : "its HCA link no longer flaps"});
     }
   }
   std::map<std::string, const SlurmNode*, std::less<>> by_name;
   for (const SlurmNode& n : nodes) by_name[n.name] = &n;
   for (std::size_t h = 0; h < f.hosts.size(); ++h) {
     const std::string& name = f.hosts[h].name;
-    if (h >= marks.hosts.size() || !flapping(&marks.hosts[h])) continue;
+    const bool flaps = h < marks.hosts.size() && flapping(&marks.hosts[h]);
+    const auto nvlink = nvlink_failing.find(name);
+    if (!flaps && nvlink == nvlink_failing.end()) continue;
     const auto it = by_name.find(name);
     if (it == by_name.end()) {
       plan.held.push_back({name, "not a Slurm node"});
@@ -69,11 +78,16 @@ DrainPlan plan_drains(const Fabric& f, const HealthFile& health, const std::vect
           {name, fmt::format("HealthDrainMax={} nodes are drained by fabricfit already", max_drained)});
       continue;
     }
-    const auto& links = marks.hosts[h];
-    const auto flap =
-        std::ranges::find_if(links, [](const LinkStatus& l) { return l.state == HealthState::Flapping; });
-    plan.drain.push_back(
-        {name, fmt::format("{}HCA link flapping ({})", kDrainReasonPrefix, main_evidence(*flap))});
+    if (flaps) {
+      const auto& links = marks.hosts[h];
+      const auto flap =
+          std::ranges::find_if(links, [](const LinkStatus& l) { return l.state == HealthState::Flapping; });
+      plan.drain.push_back(
+          {name, fmt::format("{}HCA link flapping ({})", kDrainReasonPrefix, main_evidence(*flap))});
+    } else {
+      plan.drain.push_back(
+          {name, fmt::format("{}NVLink failing ({})", kDrainReasonPrefix, nvlink->second->reason)});
+    }
     ++drained;
   }
   return plan;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // HealthDrain=yes (fabricfit.conf): after a sweep, `fabricfit health --sweep` drains in Slurm
-// each node whose HCA link flaps, and resumes the nodes it drained once their link neither
-// flaps nor is down. A flapping HCA link kills every multi-host job across it; placement already keeps
-// new multi-host jobs off the host, draining also keeps one-host jobs and the admins' eyes
-// on it (sinfo -R). Ownership is the Reason: fabricfit drains only nodes without one and
-// resumes only nodes whose Reason it wrote, so an admin's drain is never undone.
+// each node whose HCA link flaps or whose NVLink fails (its own report: not registered with
+// the fabric, a route unhealthy; health/nvlink_health.hpp), and resumes the nodes it drained
+// once their link neither flaps nor is down and their NVLink no longer fails. A failing
+// NVLink kills multi-GPU jobs on the host itself, one-host ones included. A flapping HCA link kills every
+// multi-host job across it; placement already keeps new multi-host jobs off the host, draining also keeps
+// one-host jobs and the admins' eyes on it (sinfo -R). Ownership is the Reason: fabricfit drains only nodes
+// without one and resumes only nodes whose Reason it wrote, so an admin's drain is never undone.
 #pragma once
 
 #include <string>

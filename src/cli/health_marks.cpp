@@ -92,7 +92,7 @@ std::string show_health_text(const Fabric& f, const HealthFile& health) {
                           state_name(worst_state(m.uplinks[g])), main_evidence(m.uplinks[g].front()));
   }
   if (n > 0) out += fmt::format("\nLeaf groups with uplinks not healthy ({}):\n{}", n, groups);
-  return out;
+  return out + nvlink_health_text(health);
 }
 
 nlohmann::json show_health_json(const Fabric& f, const HealthFile& health) {

@@ -86,6 +86,16 @@ ordered_json health_json_value(const HealthFile& h, bool ports) {
   ordered_json out = {
       {"sweep", h.sweep_unix}, {"sweeps", h.sweeps}, {"snapshot", h.snapshot}, {"port_count", h.ports.size()},
       {"missed", missed},      {"links", links},     {"hosts", hosts}};
+  ordered_json nvlink = ordered_json::array();
+  for (const auto& n : h.nvlink) {
+    nvlink.push_back({{"host", n.host},
+                      {"state", nvlink_state_name(n.state)},
+                      {"since", n.since_unix},
+                      {"reason", n.reason},
+                      {"at", n.at}});
+  }
+  out["nvlink_report"] = h.nvlink_report;
+  out["nvlink"] = nvlink;
   if (ports) out["ports"] = ports_json(h);
   return out;
 }
@@ -98,7 +108,7 @@ std::string health_text(const HealthFile& h) {
   std::string out =
       fmt::format("Fabric health: sweep {} at {}, {} ports, {} missed{}\n", h.sweeps, h.sweep_unix,
                   h.ports.size(), h.missed.size(), h.missed.empty() ? "" : " (their last state kept)");
-  if (h.links.empty()) return out + "All links healthy.\n";
+  if (h.links.empty()) return out + "All links healthy.\n" + nvlink_health_text(h);
   out += fmt::format("\nLinks not healthy ({}):\n", h.links.size());
   for (const auto& l : h.links) {
     out += fmt::format("  {}[{}] -- {}[{}]  {}  since {}{}\n", l.a, l.a_port, l.b, l.b_port,
@@ -114,7 +124,7 @@ std::string health_text(const HealthFile& h) {
                          &hca_of(l) == &l.a ? l.a_port : l.b_port);
   }
   if (n > 0) out += fmt::format("\nHosts whose HCA link is not healthy ({}):\n{}", n, hosts);
-  return out;
+  return out + nvlink_health_text(h);
 }
 
 std::string health_prom(const HealthFile& h) {
@@ -152,6 +162,40 @@ std::string health_prom(const HealthFile& h) {
       if (e.unit != "down")
         out += fmt::format("fabricfit_health_counter_rate{{at=\"{}\",counter=\"{}\",unit=\"{}\"}} {}\n",
                            prom_label(e.at), e.counter, e.unit, e.rate);
+  if (h.nvlink_report.empty()) return out;
+  std::size_t degraded = 0;
+  for (const auto& n : h.nvlink) degraded += n.state == HealthState::SubHealthy ? 1 : 0;
+  out += fmt::format(
+      "# HELP fabricfit_health_nvlink_hosts Hosts whose NVLink is not healthy, by state (their own "
+      "reports).\n"
+      "# TYPE fabricfit_health_nvlink_hosts gauge\n"
+      "fabricfit_health_nvlink_hosts{{state=\"degraded\"}} {}\n"
+      "fabricfit_health_nvlink_hosts{{state=\"failing\"}} {}\n"
+      "# HELP fabricfit_health_nvlink_host_state A host whose NVLink is not healthy (1), by its state.\n"
+      "# TYPE fabricfit_health_nvlink_host_state gauge\n",
+      degraded, h.nvlink.size() - degraded);
+  for (const auto& n : h.nvlink) {
+    out += fmt::format("fabricfit_health_nvlink_host_state{{host=\"{}\",state=\"{}\"}} 1\n",
+                       prom_label(n.host), nvlink_state_name(n.state));
+  }
+  return out;
+}
+
+// Placement's words for a host's NVLink: it runs slower, or its multi-GPU traffic fails.
+std::string_view nvlink_state_name(HealthState s) {
+  return s == HealthState::SubHealthy ? "degraded" : s == HealthState::Healthy ? "healthy" : "failing";
+}
+
+std::string nvlink_health_text(const HealthFile& h) {
+  if (h.nvlink_report.empty()) return "";
+  if (h.nvlink.empty())
+    return fmt::format("\nNVLink: every host healthy (reports in {}).\n", h.nvlink_report);
+  std::string out = fmt::format("\nHosts whose NVLink is not healthy ({}, reports in {}):\n", h.nvlink.size(),
+                                h.nvlink_report);
+  for (const auto& n : h.nvlink) {
+    out += fmt::format("  {}  {}  since {}\n    {} ({})\n", n.host, nvlink_state_name(n.state), n.since_unix,
+                       n.reason, n.at);
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "health/health_model.hpp"
 
@@ -16,5 +17,9 @@ namespace fabricfit::cli {
 // The same as a value, for the commands that embed it (`fabricfit show --json`).
 [[nodiscard]] nlohmann::ordered_json health_json_value(const HealthFile& health, bool ports = false);
 [[nodiscard]] std::string health_prom(const HealthFile& health);
+// The hosts whose NVLink is not healthy, as health_text lists them ("" when no report was
+// read); and a host's NVLink state in placement's words: "degraded" or "failing".
+[[nodiscard]] std::string nvlink_health_text(const HealthFile& health);
+[[nodiscard]] std::string_view nvlink_state_name(HealthState state);
 
 }  // namespace fabricfit::cli

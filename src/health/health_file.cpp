@@ -24,6 +24,7 @@ constexpr std::string_view kMagic{
 constexpr std::size_t kMinPort = 8 + 4 + 1 + 8 + 1 + 2 + 2 + 1 + 2 + 1 + 4 + 4;
 constexpr std::size_t kMinEvidence = 4 + 8 + 4 + 8 + 8 + 4;
 constexpr std::size_t kMinLink = 8 + 4 + 4 + 8 + 4 + 4 + 4 + 1 + 8 + 4;
+constexpr std::size_t kMinNvlink = 4 + 1 + 8 + 4 + 4;
 
 void put_evidence(ByteWriter& w, const std::vector<Evidence>& list) {
   w.u32(static_cast<std::uint32_t>(list.size()));
@@ -135,10 +136,19 @@ std::string encode_body(const HealthFile& h) {
     w.i64(l.since_unix);
     put_evidence(w, l.evidence);
   }
+  w.str(h.nvlink_report);
+  w.u32(static_cast<std::uint32_t>(h.nvlink.size()));
+  for (const auto& n : h.nvlink) {
+    w.str(n.host);
+    w.u8(static_cast<std::uint8_t>(n.state));
+    w.i64(n.since_unix);
+    w.str(n.reason);
+    w.str(n.at);
+  }
   return std::move(w.bytes());
 }
 
-HealthFile decode_body(std::string_view body) {
+HealthFile decode_body(std::string_view body, std::uint32_t version) {
   ByteReader r(body);
   HealthFile h;
   h.sweep_unix = r.i64();
@@ -164,8 +174,21 @@ HealthFile decode_body(std::string_view body) {
     l.since_unix = r.i64();
     l.evidence = get_evidence(r);
   }
-  if (r.remaining() != 0)
-    throw DecodeError(r.offset(), fmt::format("{} bytes after the last link", r.remaining()));
+  if (version >= 2) {
+    h.nvlink_report = r.str();
+    h.nvlink.resize(r.count(kMinNvlink, "NVLink hosts"));
+    for (auto& n : h.nvlink) {
+      n.host = r.str();
+      n.state = get_state(r);
+      n.since_unix = r.i64();
+      n.reason = r.str();
+      n.at = r.str();
+    }
+  }
+  if (r.remaining() != 0) {
+    throw DecodeError(r.offset(), fmt::format("{} bytes after the last {}", r.remaining(),
+                                              version >= 2 ? "NVLink host" : "link"));
+  }
   return h;
 }
 
@@ -194,8 +217,10 @@ HealthFile decode_health(std::string_view bytes, const std::string& origin) {
   const std::uint32_t header_crc = header.u32();
   if (crc32c(bytes.substr(0, kHealthHeaderBytes - 4)) != header_crc)
     throw fail("corrupt header (checksum mismatch)");
-  if (version != kHealthVersion)
-    throw fail(fmt::format("format version {}, this fabricfit reads version {}", version, kHealthVersion));
+  if (version != 1 && version != kHealthVersion) {
+    throw fail(
+        fmt::format("format version {}, this fabricfit reads versions 1 to {}", version, kHealthVersion));
+  }
   if (flags != 0) throw fail(fmt::format("unknown flags {:#x} in the header", flags));
   const std::uint64_t have = bytes.size() - kHealthHeaderBytes;
   if (have < body_size)
@@ -205,7 +230,7 @@ HealthFile decode_health(std::string_view bytes, const std::string& origin) {
   const std::string_view body = bytes.substr(kHealthHeaderBytes);
   if (crc32c(body) != body_crc) throw fail("corrupt body (CRC-32C mismatch): the file was damaged");
   try {
-    return decode_body(body);
+    return decode_body(body, version);
   } catch (const DecodeError& e) {
     throw fail(fmt::format("malformed body {}", e.what()));
   }

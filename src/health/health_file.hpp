@@ -15,7 +15,8 @@
 
 namespace fabricfit {
 
-inline constexpr std::uint32_t kHealthVersion = 1;
+// Version 2 adds the NVLink section; version 1 files are still read (no NVLink hosts).
+inline constexpr std::uint32_t kHealthVersion = 2;
 inline constexpr std::size_t kHealthHeaderBytes = 32;
 
 class HealthFileError : public std::runtime_error {

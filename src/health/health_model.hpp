@@ -63,6 +63,19 @@ struct LinkStatus {
   friend bool operator==(const LinkStatus&, const LinkStatus&) = default;
 };
 
+// A host whose NVLink fabric is not healthy, as its own `nvidia-smi -q` says (each GPU's
+// Fabric section and its Health subsection; health/nvlink_health.hpp judges them).
+// SubHealthy: bandwidth degraded (it runs, slower); Down: not registered with the fabric,
+// or a route unhealthy or being recovered, or misconfigured (multi-GPU traffic fails).
+struct NvlinkHostStatus {
+  std::string host;  // as the report names it: a Slurm node name
+  HealthState state = HealthState::Healthy;
+  std::int64_t since_unix = 0;  // when it entered `state`
+  std::string reason;           // "GPU 00000009:01:00.0: Route Unhealthy True"
+  std::string at;               // "FILE:LINE" of that GPU's row, for the admin
+  friend bool operator==(const NvlinkHostStatus&, const NvlinkHostStatus&) = default;
+};
+
 struct HealthFile {
   std::int64_t sweep_unix = 0;    // when the last sweep ended
   std::uint32_t sweeps = 0;       // sweeps so far
@@ -70,6 +83,10 @@ struct HealthFile {
   std::vector<PortId> missed;     // ports the last sweep did not read (their state kept)
   std::vector<PortHealth> ports;  // sorted by id
   std::vector<LinkStatus> links;  // not healthy, worst first
+  // The nodes' NVLink reports the last sweep read (empty: none read, or a version-1 file),
+  // and the hosts among them that are not healthy, by name.
+  std::string nvlink_report;
+  std::vector<NvlinkHostStatus> nvlink;
   friend bool operator==(const HealthFile&, const HealthFile&) = default;
 };
 

@@ -110,6 +110,8 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       config.locality_wait_history_estimate = *on;
     } else if (key_is(key, "HealthFile")) {
       config.health_file = std::string(value);
+    } else if (key_is(key, "NvlinkReport")) {
+      config.nvlink_report = std::string(value);
     } else if (key_is(key, "HealthMaxAge")) {
       // Seconds since the health file's last sweep after which placement ignores it.
       const auto n = parse_int(value, 0, 7 * 24 * 3600);

@@ -27,6 +27,10 @@ struct SiteConfig {
   // at once (a fault of the fabric, not of many hosts, must not drain the cluster).
   bool health_drain = false;
   int health_drain_max = 2;
+  // NvlinkReport: the directory the nodes' collectors write their `nvidia-smi -q` into
+  // (contrib/nvlink-report.sh); each `fabricfit health --sweep` judges their NVLink there.
+  // Empty: no NVLink health.
+  std::string nvlink_report;
   // Health* keys: when a link is unhealthy (health/health_thresholds.hpp).
   HealthThresholds health;
   // Pattern assumed for multi-node jobs submitted without --comm-pattern.

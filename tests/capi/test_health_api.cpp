@@ -126,6 +126,16 @@ class HealthApi : public ::testing::Test {
     ASSERT_EQ(ff_engine_use_health(engine_, h, err, sizeof err), FF_OK) << err;
     ff_health_free(h);
   }
+  // Has the engine place by `file`, written and read back by the real writer.
+  void use_file(const HealthFile& file) {
+    const fs::path path = dir_ / "nvlink.health";
+    save_health(path, file);
+    ff_health_t* h = nullptr;
+    char err[512] = "";
+    ASSERT_EQ(ff_health_load(path.c_str(), &h, err, sizeof err), FF_OK) << err;
+    ASSERT_EQ(ff_engine_use_health(engine_, h, err, sizeof err), FF_OK) << err;
+    ff_health_free(h);
+  }
   int place(unsigned nodes, unsigned gpus, std::set<std::string>* names) {
     ff_request_t req{nodes, nodes, gpus, 0, 0, pattern_value(nodes > 1 ? "ring" : "none")};
     std::vector<int> chosen(hosts_);
@@ -141,6 +151,19 @@ class HealthApi : public ::testing::Test {
   void allow_only(std::initializer_list<const char*> names) {
     std::fill(allowed_.begin(), allowed_.end(), 0);
     for (const char* n : names) allowed_[ff_engine_host(engine_, n)] = 1;
+  }
+  // With gpu003 degraded and gpu004 failing (their HCA link or their NVLink): a 2-node job
+  // that only fits on gpu001+gpu003 takes gpu003; one that only fits across gpu004 waits.
+  void expect_degraded_taken_failing_waits() {
+    std::set<std::string> got;
+    allow_only({"gpu001", "gpu003"});
+    ASSERT_EQ(place(2, 8, &got), FF_OK) << err_;
+    EXPECT_EQ(got, (std::set<std::string>{"gpu001", "gpu003"}));
+    EXPECT_NE(summary().find(" health=took_degraded"), std::string::npos) << summary();
+    allow_only({"gpu001", "gpu004"});
+    EXPECT_EQ(place(2, 8, &got), FF_EHEALTH);
+    EXPECT_EQ(summary(), "health=waits");
+    EXPECT_TRUE(got.empty());
   }
   std::string summary() const { return summary_; }
 
@@ -175,17 +198,50 @@ TEST_F(HealthApi, MultiHostJobIsKeptOffAFlappingHostAOneHostJobIsNot) {
   EXPECT_EQ(summary().find("health="), std::string::npos) << summary();
 }
 
+TEST_F(HealthApi, AHostWhoseNvlinkFailsIsKeptOffEveryJobThatCrossesIt) {
+  for (int h = 8; h < hosts_; ++h) free_[h] = 0;
+  std::set<std::string> got;
+  ASSERT_EQ(place(4, 8, &got), FF_OK) << err_;
+  const std::string failing = *got.begin();
+  HealthFile file = health_file_of(fabric_, {});
+  file.nvlink_report = "/var/lib/fabricfit/nvlink";
+  file.nvlink = {{failing, HealthState::Down, 900, "GPU 00000008:01:00.0: Route Unhealthy True", "r:5"},
+                 {"gpu999", HealthState::Down, 900, "not a host of this fabric: ignored", "r:5"}};
+  use_file(file);
+  char desc[256] = "";
+  ff_engine_health_describe(engine_, desc, sizeof desc);
+  EXPECT_STREQ(
+      desc,
+      "hosts_failing=0 hosts_degraded=0 leaf_groups_failing=0 leaf_groups_degraded=0 nvlink_failing=1 "
+      "nvlink_degraded=0");
+  ASSERT_EQ(place(4, 8, &got), FF_OK) << err_;
+  EXPECT_EQ(got.size(), 4u);
+  EXPECT_FALSE(got.contains(failing)) << summary();
+  EXPECT_NE(summary().find(" health=kept_off"), std::string::npos) << summary();
+  // One host, two GPUs: they talk over the host's NVLink, so it is kept off too; one GPU
+  // talks to none, and lands there.
+  const std::string other = failing == "gpu008" ? "gpu007" : "gpu008";
+  allow_only({failing.c_str(), other.c_str()});
+  ASSERT_EQ(place(1, 2, &got), FF_OK) << err_;
+  EXPECT_EQ(got, std::set<std::string>{other}) << summary();
+  EXPECT_NE(summary().find(" health=kept_off"), std::string::npos) << summary();
+  allow_only({failing.c_str()});
+  EXPECT_EQ(place(1, 2, &got), FF_EHEALTH);
+  ASSERT_EQ(place(1, 1, &got), FF_OK) << err_;
+  EXPECT_EQ(got, std::set<std::string>{failing});
+  EXPECT_EQ(summary().find("health="), std::string::npos) << summary();
+
+  // Degraded NVLink (bandwidth): taken when nothing else fits; failing: the job waits.
+  file.nvlink = {{"gpu003", HealthState::SubHealthy, 900, "GPU 00000009:01:00.0: Bandwidth Degraded", "r:5"},
+                 {"gpu004", HealthState::Down, 900, "GPU 00000009:01:00.0: Route Unhealthy True", "r:5"}};
+  use_file(file);
+  expect_degraded_taken_failing_waits();
+}
+
 TEST_F(HealthApi, DegradedIsTakenWhenNothingElseFitsFailingWaits) {
   use({{.host = "gpu003", .state = HealthState::SubHealthy}, {.host = "gpu004", .state = HealthState::Down}});
+  expect_degraded_taken_failing_waits();
   std::set<std::string> got;
-  allow_only({"gpu001", "gpu003"});
-  ASSERT_EQ(place(2, 8, &got), FF_OK) << err_;
-  EXPECT_EQ(got, (std::set<std::string>{"gpu001", "gpu003"}));
-  EXPECT_NE(summary().find(" health=took_degraded"), std::string::npos) << summary();
-  allow_only({"gpu001", "gpu004"});
-  EXPECT_EQ(place(2, 8, &got), FF_EHEALTH);
-  EXPECT_EQ(summary(), "health=waits");
-  EXPECT_TRUE(got.empty());
   // All healthy again (no file): the same request is placed.
   char err[64] = "";
   ASSERT_EQ(ff_engine_use_health(engine_, nullptr, err, sizeof err), FF_OK);

@@ -237,6 +237,30 @@ TEST(ExplainHealth, CrossedAndAvoidedLinksOfASplitJob) {
       << t;
 }
 
+TEST(ExplainHealth, NvlinkHostsCrossedAndAvoided) {
+  using fabricfit::HealthState;
+  const fabricfit::Fabric f = fabricfit::testing::two_groups_of_four();
+  auto health = fabricfit::testing::health_file_of(f, {});
+  health.nvlink = {
+      {"gpu002", HealthState::SubHealthy, 950, "GPU 00000009:01:00.0: Bandwidth Degraded", "r:69"},
+      {"gpu003", HealthState::Down, 960, "GPU 00000018:01:00.0: Route Unhealthy True", "r:103"},
+      {"gpu008", HealthState::Down, 960, "not free: not a choice", "r:5"}};
+  const json h = placement_health(f, health, {"gpu001", "gpu002"}, {"gpu001", "gpu002", "gpu003", "gpu004"});
+  ASSERT_EQ(h["crossed"].size(), 1u) << h.dump(2);
+  EXPECT_EQ(h["crossed"][0]["nvlink"], "gpu002");
+  EXPECT_EQ(h["crossed"][0]["state"], "degraded");
+  ASSERT_EQ(h["avoided"].size(), 1u) << h.dump(2);
+  EXPECT_EQ(h["avoided"][0]["nvlink"], "gpu003");
+  const std::string t = render_placement_health(h);
+  EXPECT_NE(t.find("crosses 1 link(s) not healthy (health sweep 7):\n"
+                   "               gpu002 NVLink  degraded: GPU 00000009:01:00.0: Bandwidth Degraded\n"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("               gpu003 NVLink  failing: GPU 00000018:01:00.0: Route Unhealthy True\n"),
+            std::string::npos)
+      << t;
+}
+
 TEST(ExplainHealth, OneLeafGroupCrossesNoUplinkAndAvoidsTheOthers) {
   using fabricfit::HealthState;
   const fabricfit::Fabric f = fabricfit::testing::two_groups_of_four();

@@ -121,3 +121,26 @@ TEST(HealthDrain, KeepsItsDrainWhileTheLinkIsDown) {
   EXPECT_TRUE(plan.resume.empty()) << "down is no better than flapping";
   EXPECT_TRUE(plan.drain.empty());
 }
+
+TEST(HealthDrain, AFailingNvlinkDrainsADegradedOneDoesNotAndItResumesOnceItHeals) {
+  const Fabric f = load_snapshot(kSnap).fabric;
+  HealthFile h = health_file_of(f, {});
+  h.nvlink = {{"gpu002", HealthState::Down, 900, "GPU 00000018:01:00.0: Route Unhealthy True", "r:103"},
+              {"gpu003", HealthState::SubHealthy, 900, "GPU 00000009:01:00.0: Bandwidth Degraded", "r:69"}};
+  DrainPlan plan = plan_drains(f, h, idle_nodes(), 2);
+  ASSERT_EQ(names(plan.drain), std::vector<std::string>{"gpu002"});
+  EXPECT_EQ(plan.drain[0].why, "fabricfit: NVLink failing (GPU 00000018:01:00.0: Route Unhealthy True)");
+  // Drained, still failing: kept, and it holds a place under the cap.
+  auto nodes = idle_nodes();
+  nodes[1] = node("gpu002", "IDLE+DRAIN", plan.drain[0].why);
+  h.nvlink.push_back({"gpu004", HealthState::Down, 950, "GPU 00000008:01:00.0: Route Unhealthy True", "r:5"});
+  plan = plan_drains(f, h, nodes, 1);
+  EXPECT_TRUE(plan.resume.empty());
+  EXPECT_TRUE(plan.drain.empty());
+  ASSERT_EQ(names(plan.held), std::vector<std::string>{"gpu004"});
+  // Healed: resumed, saying why.
+  h.nvlink.clear();
+  plan = plan_drains(f, h, nodes, 1);
+  ASSERT_EQ(names(plan.resume), std::vector<std::string>{"gpu002"});
+  EXPECT_EQ(plan.resume[0].why, "its NVLink no longer fails");
+}

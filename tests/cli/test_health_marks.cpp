@@ -60,6 +60,14 @@ TEST(HealthMarks, ShowTextNamesStateAndEvidence) {
       std::string::npos)
       << t;
   EXPECT_NE(show_health_text(f, health_file_of(f, {})).find("none: every link healthy"), std::string::npos);
+  HealthFile nv = health_file_of(f, {});
+  nv.nvlink_report = "/srv/nvlink";
+  nv.nvlink = {{"gpu002", HealthState::Down, 950, "GPU 00000018:01:00.0: Route Unhealthy True", "r:103"}};
+  EXPECT_NE(show_health_text(f, nv).find("Hosts whose NVLink is not healthy (1, reports in /srv/nvlink):\n"
+                                         "  gpu002  failing  since 950\n"),
+            std::string::npos)
+      << show_health_text(f, nv);
+  EXPECT_EQ(show_health_json(f, nv)["nvlink"][0]["host"], "gpu002");
 }
 
 TEST(HealthMarks, ShowJsonHasHealthsShapeAndLeafGroups) {

@@ -89,3 +89,37 @@ TEST(HealthReport, PromLabelsAreEscaped) {
   h.links.push_back(LinkStatus{1, 1, "sw \"core\" A", 2, 1, "b", "", HealthState::Down, 1, {}});
   EXPECT_NE(cli::health_prom(h).find("a=\"sw \\\"core\\\" A\""), std::string::npos) << cli::health_prom(h);
 }
+
+TEST(HealthReport, NvlinkHostsInTextJsonAndProm) {
+  HealthFile h = two_links();
+  h.nvlink_report = "/var/lib/fabricfit/nvlink";
+  h.nvlink = {
+      {"gpu002", HealthState::Down, 950, "GPU 00000018:01:00.0: Route Unhealthy True", "r/gpu002:103"},
+      {"gpu007", HealthState::SubHealthy, 960, "GPU 00000009:01:00.0: Bandwidth Degraded", "r/gpu007:69"}};
+  const std::string t = cli::health_text(h);
+  EXPECT_NE(
+      t.find("Hosts whose NVLink is not healthy (2, reports in /var/lib/fabricfit/nvlink):\n"
+             "  gpu002  failing  since 950\n    GPU 00000018:01:00.0: Route Unhealthy True (r/gpu002:103)\n"
+             "  gpu007  degraded  since 960\n"),
+      std::string::npos)
+      << t;
+  const auto j = nlohmann::json::parse(cli::health_json(h));
+  EXPECT_EQ(j["nvlink_report"], "/var/lib/fabricfit/nvlink");
+  ASSERT_EQ(j["nvlink"].size(), 2u);
+  EXPECT_EQ(j["nvlink"][1]["host"], "gpu007");
+  EXPECT_EQ(j["nvlink"][1]["state"], "degraded");
+  EXPECT_EQ(j["nvlink"][0]["at"], "r/gpu002:103");
+  const std::string p = cli::health_prom(h);
+  EXPECT_NE(p.find("fabricfit_health_nvlink_hosts{state=\"degraded\"} 1\n"
+                   "fabricfit_health_nvlink_hosts{state=\"failing\"} 1\n"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("fabricfit_health_nvlink_host_state{host=\"gpu002\",state=\"failing\"} 1\n"),
+            std::string::npos);
+  // Reports read, all healthy: said so; none read: nothing said.
+  h.nvlink.clear();
+  EXPECT_NE(cli::health_text(h).find("NVLink: every host healthy (reports in /var/lib/fabricfit/nvlink)."),
+            std::string::npos);
+  EXPECT_EQ(cli::health_text(two_links()).find("NVLink"), std::string::npos);
+  EXPECT_EQ(cli::health_prom(two_links()).find("nvlink"), std::string::npos);
+}

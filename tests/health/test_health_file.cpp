@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/atomic_file.hpp"
 #include "common/crc32c.hpp"
 #include "health/health_file.hpp"
 #include "message_of.hpp"
@@ -50,6 +51,11 @@ HealthFile sample_file() {
                "gpu001 mlx5_0", "gpu001", HealthState::SubHealthy, 1'764'899'000,   a.evidence};
   l.evidence[0].at = "ib-leaf-001[3]";
   h.links = {l};
+  h.nvlink_report = "/var/lib/fabricfit/nvlink";
+  h.nvlink = {{"gpu002", HealthState::Down, 1'764'899'500, "GPU 00000009:01:00.0: Route Unhealthy True",
+               "/var/lib/fabricfit/nvlink/gpu002:72"},
+              {"gpu007", HealthState::SubHealthy, 1'764'899'600, "GPU 00000008:01:00.0: Bandwidth Degraded",
+               "/var/lib/fabricfit/nvlink/gpu007:37"}};
   return h;
 }
 
@@ -100,10 +106,10 @@ TEST(HealthFile, DamageIsRefusedNamingFileAndReason) {
 
 TEST(HealthFile, AnotherVersionIsRefusedSayingWhich) {
   std::string bytes = encode_health(sample_file());
-  bytes[8] = 2;  // version 2, with a header checksum that matches
+  bytes[8] = 3;  // version 3, with a header checksum that matches
   const std::uint32_t crc = crc32c(std::string_view(bytes).substr(0, 28));
   bytes.replace(28, 4, reinterpret_cast<const char*>(&crc), 4);
-  EXPECT_EQ(decode_error(bytes), "fabric.health: format version 2, this fabricfit reads version 1");
+  EXPECT_EQ(decode_error(bytes), "fabric.health: format version 3, this fabricfit reads versions 1 to 2");
 }
 
 TEST(HealthFile, ABodyWithABadStateIsRefused) {
@@ -130,5 +136,29 @@ TEST(HealthFile, TheLabFixtureLoads) {
       load_health(std::string(FF_SOURCE_DIR) + "/tests/fixtures/health-files/lab-seven-sweeps.health");
   EXPECT_EQ(h.ports.size(), 32u);
   EXPECT_FALSE(h.links.empty());
-  EXPECT_EQ(decode_health(encode_health(h), "again"), h);
+  // A version-1 file (before the NVLink section): read with no NVLink hosts, written as 2.
+  std::string bytes;
+  ASSERT_TRUE(read_whole_file(FF_SOURCE_DIR "/tests/fixtures/health-files/lab-seven-sweeps.health", bytes));
+  EXPECT_EQ(bytes[8], 1);
+  EXPECT_TRUE(h.nvlink.empty());
+  EXPECT_TRUE(h.nvlink_report.empty());
+  const std::string again = encode_health(h);
+  EXPECT_EQ(again[8], 2);
+  EXPECT_EQ(decode_health(again, "again"), h);
+}
+
+TEST(HealthFile, AVersionTwoBodyWithoutItsNvlinkSectionIsRefused) {
+  // The body of a version-1 file under a version-2 header: short of the NVLink section.
+  HealthFile h;
+  std::string bytes = encode_health(h);
+  std::string body = bytes.substr(32, bytes.size() - 32 - 8);  // without str "" and u32 0
+  bytes = bytes.substr(0, 32) + body;
+  const std::uint64_t size = body.size();
+  bytes.replace(16, 8, reinterpret_cast<const char*>(&size), 8);
+  const std::uint32_t body_crc = crc32c(body);
+  bytes.replace(24, 4, reinterpret_cast<const char*>(&body_crc), 4);
+  const std::uint32_t crc = crc32c(std::string_view(bytes).substr(0, 28));
+  bytes.replace(28, 4, reinterpret_cast<const char*>(&crc), 4);
+  EXPECT_TRUE(decode_error(bytes).starts_with("fabric.health: malformed body at byte "))
+      << decode_error(bytes);
 }

@@ -318,6 +318,19 @@ lab_sim_cmd() {
   wait_for 10 bash -c "[ \$(grep -o 'sim>' '$lab/log/ibsim.log' | wc -l) -gt $before ]"
 }
 
+# job_running JOBID: it is RUNNING. job_nodes JOBID: its nodes, "a,b,...".
+job_running() { [ "$(job_state "$1")" = RUNNING ]; }
+job_nodes() { scontrol show hostnames "$(job_field "$1" NodeList)" | paste -sd, -; }
+# node_reason NODE: its Reason as sinfo shows it. drained_nodes: the drained nodes, "a,b".
+node_reason() { sinfo -h -n "$1" -o '%E'; }
+drained_nodes() { sinfo -h -N -t drain -o '%N' | sort -u | paste -sd, -; }
+# lab_clear_jobs N: cancels this user's jobs and waits until the queue is empty and all N
+# nodes are idle.
+lab_clear_jobs() {
+  scancel -u "$(id -un)" 2> /dev/null
+  wait_for 30 bash -c '[ -z "$(squeue -h)" ] && [ "$(sinfo -h -t idle -o %D)" = "$1" ]' _ "$1"
+}
+
 # job_state JOBID: JobState from scontrol; if the controller has already purged the job,
 # fall back to squeue's view (which then says nothing: "UNKNOWN").
 job_state() {
@@ -377,6 +390,32 @@ stop_pid() {
 # umad2sim_lib: path of libumad2sim.so (LD_PRELOAD it to talk to ibsim).
 umad2sim_lib() {
   dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim.so$' | head -n1
+}
+
+# need_lab_sweep: for a test that sweeps the lab's fabric as a site's health timer does
+# (`fabricfit health --sweep` through umad2sim): sets FABRICFIT (the build's command;
+# FABRICFIT_BIN overrides) and UMAD2SIM. Fails for a missing tool; skips the whole test
+# without libumad2sim.
+need_lab_sweep() {
+  FABRICFIT=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
+  [ -x "$FABRICFIT" ] || FABRICFIT=$(command -v fabricfit) || need_tool fabricfit "the build's command: set FABRICFIT_BIN"
+  need_tool opensm "package opensm (contrib/setup-slurm.sh)"
+  UMAD2SIM=$(umad2sim_lib)
+  [ -n "$UMAD2SIM" ] || skip_all "needs libumad2sim.so: package libumad2sim0 (contrib/setup-slurm.sh)"
+}
+
+# lab_sim CMD...: CMD attached to the lab's ibsim as gpu001's HCA (through umad2sim), run in
+# $simdir. lab_sim_attach (after lab_start) sets attach and simdir and has opensm program
+# the routes once, as a real fabric's subnet manager has.
+lab_sim() {
+  (cd "$simdir" && SIM_HOST=$attach OSM_TMP_DIR=$simdir OSM_CACHE_DIR=$simdir LD_PRELOAD=$UMAD2SIM timeout 120 "$@")
+}
+lab_sim_attach() {
+  attach=$(lab_guid gpu001)
+  simdir=$TEST_TMPDIR/sim
+  mkdir -p "$simdir"
+  lab_sim opensm --once -f "$simdir/osm.log" -s 0 > "$simdir/osm.out" 2>&1 ||
+    fail "opensm could not program the routes" "$(tail -3 "$simdir/osm.out")"
 }
 
 # ---------------------------------------------------------------------------------------------

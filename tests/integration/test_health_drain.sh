@@ -12,11 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/lib.sh
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
-[ -x "$FABRICFIT" ] || FABRICFIT=$(command -v fabricfit) || need_tool fabricfit "the build's command: set FABRICFIT_BIN"
-need_tool opensm "package opensm (contrib/setup-slurm.sh)"
-UMAD2SIM=$(umad2sim_lib)
-[ -n "$UMAD2SIM" ] || skip_all "needs libumad2sim.so: package libumad2sim0 (contrib/setup-slurm.sh)"
+need_lab_sweep
 
 lab_prepare ff-test-drain 8
 lab_start --nodes 8 --leaves 2
@@ -27,9 +23,6 @@ conf=$lab/fabricfit.conf
 printf '%s\nHealthMaxAge=3600\nHealthFlapWindow=30\nHealthLeaveSweeps=1\n' "$(cat "$conf")" > "$conf.new"
 mv "$conf.new" "$conf"
 
-attach=$(lab_guid gpu001)
-simdir=$TEST_TMPDIR/sim
-mkdir -p "$simdir"
 # sweep [ENV...]: one sweep as the site's timer runs it (--quiet, and $extra); its stderr in
 # $out, its exit status in $rc.
 extra=()
@@ -37,18 +30,14 @@ sweeps=0
 sweep() {
   sweeps=$((sweeps + 1))
   out=$simdir/sweep$sweeps.err
-  (cd "$simdir" && env "$@" SIM_HOST="$attach" LD_PRELOAD="$UMAD2SIM" timeout 120 \
-    "$FABRICFIT" health --sweep --quiet --conf "$conf" --snapshot "$lab/fabric.snapshot" "${extra[@]}" 2> "$out")
+  lab_sim env "$@" "$FABRICFIT" health --sweep --quiet --conf "$conf" --snapshot "$lab/fabric.snapshot" \
+    "${extra[@]}" 2> "$out"
   rc=$?
 }
-reason_of() { sinfo -h -n "$1" -o '%E'; }
-drained() { sinfo -h -N -t drain -o '%N' | sort -u | paste -sd, -; }
 
 check "the lab's ibsim console is there" test -p "$lab/ibsim/console"
 # The subnet manager gives the ports their LIDs and routes, as on a real fabric.
-(cd "$simdir" && SIM_HOST=$attach OSM_TMP_DIR=$simdir OSM_CACHE_DIR=$simdir LD_PRELOAD=$UMAD2SIM timeout 120 \
-  opensm --once -f "$simdir/osm.log" -s 0 > "$simdir/osm.out" 2>&1) ||
-  fail "opensm could not program the routes" "$(tail -3 "$simdir/osm.out")"
+lab_sim_attach
 sweep
 check "a baseline sweep (every link healthy) exits 0" test "$rc" = 0
 scontrol update NodeName=gpu006 State=DRAIN Reason="admin: cable check"
@@ -61,27 +50,27 @@ sweep
 t_flap=$SECONDS  # the flaps are dated by this sweep
 check "HealthDrain unset: the sweep sees 3 flapping hosts" \
   bash -c "'$FABRICFIT' health --conf '$conf' --snapshot '$lab/fabric.snapshot' | grep -c '^  gpu00[267]  flapping' | grep -qx 3"
-check "... and drains nothing (drained: $(drained))" test "$(drained)" = gpu006
+check "... and drains nothing (drained: $(drained_nodes))" test "$(drained_nodes)" = gpu006
 
 # --- on, at most one node.
 printf 'HealthDrain=yes\nHealthDrainMax=1\n' >> "$conf"
 extra=(--no-drain)
 sweep
-check "HealthDrain=yes with --no-drain: nothing drained (drained: $(drained))" \
-  bash -c "[ '$(drained)' = gpu006 ] && ! grep -q '^fabricfit: ' '$out'"
+check "HealthDrain=yes with --no-drain: nothing drained (drained: $(drained_nodes))" \
+  bash -c "[ '$(drained_nodes)' = gpu006 ] && ! grep -q '^fabricfit: ' '$out'"
 extra=()
 sweep
 check "HealthDrain=yes: the sweep exits 0 ($rc)" test "$rc" = 0
 check "it drained gpu002 and says why" grep -q '^fabricfit: drained gpu002: fabricfit: HCA link flapping (LinkDownedCounter ' "$out"
-check "Slurm has gpu002 drained with fabricfit's Reason ($(reason_of gpu002))" \
+check "Slurm has gpu002 drained with fabricfit's Reason ($(node_reason gpu002))" \
   bash -c "[[ \"\$(sinfo -h -n gpu002 -o '%E')\" == 'fabricfit: HCA link flapping (LinkDownedCounter '* ]]"
-check "gpu006, drained by an admin, keeps its Reason ($(reason_of gpu006))" test "$(reason_of gpu006)" = "admin: cable check"
+check "gpu006, drained by an admin, keeps its Reason ($(node_reason gpu006))" test "$(node_reason gpu006)" = "admin: cable check"
 check "... and the sweep says it left it alone" grep -q "^fabricfit: not draining gpu006: it has a Reason of its own" "$out"
-check "gpu007 is not drained: HealthDrainMax=1 (drained: $(drained))" test "$(drained)" = gpu002,gpu006
+check "gpu007 is not drained: HealthDrainMax=1 (drained: $(drained_nodes))" test "$(drained_nodes)" = gpu002,gpu006
 check "... and the sweep says so" grep -q '^fabricfit: not draining gpu007: HealthDrainMax=1 nodes are drained by fabricfit already' "$out"
 sweep
-check "the next sweep drains nothing more, $((SECONDS - t_flap)) s after the flaps (drained: $(drained))" \
-  bash -c "[ '$(drained)' = gpu002,gpu006 ] && ! grep -q '^fabricfit: drained' '$out'"
+check "the next sweep drains nothing more, $((SECONDS - t_flap)) s after the flaps (drained: $(drained_nodes))" \
+  bash -c "[ '$(drained_nodes)' = gpu002,gpu006 ] && ! grep -q '^fabricfit: drained' '$out'"
 
 # --- scontrol cannot be reached: the health file is still written, the sweep fails.
 health=$lab/fabric.health
@@ -98,8 +87,8 @@ left=$((t_flap + 32 - SECONDS))
 sweep
 check "after the window: the sweep exits 0 ($rc)" test "$rc" = 0
 check "it resumed gpu002" grep -q '^fabricfit: resumed gpu002: its HCA link no longer flaps' "$out"
-check "Slurm has only the admin's drain left (drained: $(drained))" test "$(drained)" = gpu006
-check "gpu006 still has the admin's Reason" test "$(reason_of gpu006)" = "admin: cable check"
+check "Slurm has only the admin's drain left (drained: $(drained_nodes))" test "$(drained_nodes)" = gpu006
+check "gpu006 still has the admin's Reason" test "$(node_reason gpu006)" = "admin: cable check"
 check "gpu002 is no longer drained ($(scontrol show node gpu002 | grep -o 'State=[^ ]*'))" \
   bash -c "! scontrol show node gpu002 | grep -q 'State=[^ ]*DRAIN'"
 j=$(sbatch --parsable -w gpu002 -o /dev/null --wrap true)

@@ -19,11 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/lib.sh
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$TOP_SRCDIR/build/fabricfit}
-[ -x "$FABRICFIT" ] || FABRICFIT=$(command -v fabricfit) || need_tool fabricfit "the build's command: set FABRICFIT_BIN"
-need_tool opensm "package opensm (contrib/setup-slurm.sh)"
-UMAD2SIM=$(umad2sim_lib)
-[ -n "$UMAD2SIM" ] || skip_all "needs libumad2sim.so: package libumad2sim0 (contrib/setup-slurm.sh)"
+need_lab_sweep
 
 lab_prepare ff-test-health 12
 printf 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,bf_resolution=1,sched_interval=5\n' \
@@ -37,30 +33,20 @@ mv "$lab/fabricfit.conf.new" "$lab/fabricfit.conf"
 scontrol reconfigure > /dev/null
 wait_for 30 bash -c "scontrol ping | grep -q 'is UP'"
 
-attach=$(lab_guid gpu001)
-simdir=$TEST_TMPDIR/sim
-mkdir -p "$simdir"
-sim() { (cd "$simdir" && SIM_HOST=$attach OSM_TMP_DIR=$simdir OSM_CACHE_DIR=$simdir LD_PRELOAD=$UMAD2SIM timeout 120 "$@"); }
 sweeps=0
 sweep() {
   sweeps=$((sweeps + 1))
-  sim "$FABRICFIT" health --sweep --quiet --conf "$lab/fabricfit.conf" --snapshot "$lab/fabric.snapshot" \
+  lab_sim "$FABRICFIT" health --sweep --quiet --conf "$lab/fabricfit.conf" --snapshot "$lab/fabric.snapshot" \
     > "$simdir/sweep$sweeps.out" 2>&1 || fail "sweep $sweeps" "$(tail -3 "$simdir/sweep$sweeps.out")"
 }
 submit() { sbatch --parsable -o /dev/null -t 30 "$@"; }
-running() { [ "$(job_state "$1")" = RUNNING ]; }
-nodes_of() { scontrol show hostnames "$(job_field "$1" NodeList)" | paste -sd, -; }
 leaf_of() { echo $(( (10#${1#gpu} - 1) / 4 + 1 )); }
-clear_jobs() {
-  scancel -u "$(id -un)" 2> /dev/null
-  wait_for 30 bash -c '[ -z "$(squeue -h)" ] && [ "$(sinfo -h -t idle -o %D)" = 12 ]'
-}
 # busy NODE...: a long whole-node job on each (-w: Slurm's selection places it).
 busy() {
   local n j
   for n in "$@"; do
     j=$(submit -w "$n" --gpus-per-node=8 --wrap 'sleep 600')
-    wait_for 20 running "$j" || { fail "filler on $n did not start"; return 1; }
+    wait_for 20 job_running "$j" || { fail "filler on $n did not start"; return 1; }
   done
 }
 # all_but NODE...: every node busy except these.
@@ -76,8 +62,8 @@ ring2() { submit -N 2 --gpus-per-node=8 --wrap 'sleep 300'; }
 note_of() { grep "fabricfit: eval_nodes JobId=$1 " "$ctld_log" | grep "placement=" | tail -1; }
 placed_with() { note_of "$1" | grep -q -- "$2"; }
 
+lab_sim_attach
 check "the lab's ibsim console and net are there" bash -c "[ -p '$lab/ibsim/console' ] && [ -n '$attach' ]"
-sim opensm --once -f "$simdir/osm.log" -s 0 > "$simdir/osm.out" 2>&1 || fail "opensm could not program the routes" "$(tail -3 "$simdir/osm.out")"
 
 # --- (d) no health file: all healthy, said once.
 sleep 3
@@ -101,12 +87,12 @@ check "(a) slurmctld took it: one host failing" \
   wait_for 10 grep -q "fabricfit: placing with health file $health: hosts_failing=1 hosts_degraded=0 leaf_groups_failing=0" "$ctld_log"
 all_but gpu002 gpu003 gpu005 || done_testing
 a=$(ring2)
-check "(a) the 2-node job $a runs" wait_for 20 running "$a"
-check "(a) it is placed off gpu002 (gpu003+gpu005, not gpu002+gpu003 in one group): $(nodes_of "$a")" \
-  test "$(nodes_of "$a")" = gpu003,gpu005
+check "(a) the 2-node job $a runs" wait_for 20 job_running "$a"
+check "(a) it is placed off gpu002 (gpu003+gpu005, not gpu002+gpu003 in one group): $(job_nodes "$a")" \
+  test "$(job_nodes "$a")" = gpu003,gpu005
 check "(a) its decision says health=kept_off" wait_for 5 placed_with "$a" "placement=fabricfit .*health=kept_off"
 b=$(submit -N 1 --gpus-per-node=1 --wrap 'sleep 300')
-check "(a) the 1-GPU job $b runs" wait_for 20 running "$b"
+check "(a) the 1-GPU job $b runs" wait_for 20 job_running "$b"
 # The allocation line is written by the housekeeper once the allocation is settled, just
 # after the job starts: wait for it.
 check "(a) ... on gpu002, placed by fabricfit" \
@@ -120,13 +106,13 @@ check "(a) a 2-node job that only fits across gpu002 (gpu002+gpu005) waits: logg
 sleep 5
 check "(a) ... and is still pending ($(job_state "$c"), $(job_field "$c" Reason))" test "$(job_state "$c")" = PENDING
 scancel "$c"
-clear_jobs
+lab_clear_jobs 12
 
 # --- (b) an uplink of the leaf a split job took flaps.
 all_but gpu001 gpu005 gpu009 || done_testing
 d=$(ring2)
-wait_for 20 running "$d" || fail "the blind split job $d did not start"
-blind=$(nodes_of "$d")
+wait_for 20 job_running "$d" || fail "the blind split job $d did not start"
+blind=$(job_nodes "$d")
 bad_leaf=$(leaf_of "${blind%%,*}")
 diag "the split job took $blind: the uplinks of leaf group $bad_leaf go bad"
 scancel "$d"
@@ -145,8 +131,8 @@ avoids() {
 steered_off() {
   local j got
   j=$(ring2)
-  wait_for 20 running "$j" || { fail "$1: the split job $j did not start ($(job_state "$j"))"; return; }
-  got=$(nodes_of "$j")
+  wait_for 20 job_running "$j" || { fail "$1: the split job $j did not start ($(job_state "$j"))"; return; }
+  got=$(job_nodes "$j")
   check "$1: the split job $j avoids leaf group $bad_leaf: $got (blind: $blind)" avoids "$got" "$bad_leaf"
   check "$1: health=kept_off" wait_for 5 placed_with "$j" "placement=fabricfit .*health=kept_off"
   scancel "$j"
@@ -183,11 +169,11 @@ rm -f "$health"
 check "(d) the file removed: logged" \
   wait_for 10 bash -c '[ "$(grep -c "fabricfit: no health file at $1: placing as if every link is healthy" "$2")" -gt "$3" ]' _ "$health" "$ctld_log" "$before"
 j=$(ring2)
-wait_for 20 running "$j" || fail "the split job $j did not start ($(job_state "$j"))"
+wait_for 20 job_running "$j" || fail "the split job $j did not start ($(job_state "$j"))"
 check "(d) the split job is placed as if all were healthy (no health= word)" \
   wait_for 5 bash -c 'grep "eval_nodes JobId=$1 " "$2" | grep "placement=fabricfit" | grep -qv "health="' _ "$j" "$ctld_log"
 sleep 3
 n=$(( $(grep -c "fabricfit: no health file at $health" "$ctld_log") - before ))
 check "(d) logged once for the removal (found $n)" test "$n" = 1
-clear_jobs
+lab_clear_jobs 12
 done_testing

@@ -15,13 +15,15 @@ TEST(HealthSettings, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(c.health.enter_sweeps, 2);
   EXPECT_EQ(c.health.leave_sweeps, 3);
   EXPECT_TRUE(c.health_file.empty());
+  EXPECT_TRUE(c.nvlink_report.empty()) << "no NVLink health unless the site says where the reports are";
 }
 
 TEST(HealthSettings, KeysSetTheirThresholds) {
   const auto c = parse_site_config(
       "HealthSymbolBer=1e-14\nhealthflapcount=3\nHealthFlapWindow=600\nHealthCongestionShare=0.25\n"
       "HealthLinkErrorsPerHour=0\nHealthPacketErrorsPerHour=100\nHealthEnterSweeps=1\nHealthLeaveSweeps=5\n"
-      "HealthSweepTimeout=20\nHealthQueryTimeout=250\nHealthFile=/srv/ff/fabric.health\n",
+      "HealthSweepTimeout=20\nHealthQueryTimeout=250\nHealthFile=/srv/ff/fabric.health\n"
+      "NvlinkReport=/srv/ff/nvlink\n",
       "x");
   EXPECT_EQ(c.health.symbol_ber, 1e-14);
   EXPECT_EQ(c.health.flap_count, 3);
@@ -34,6 +36,7 @@ TEST(HealthSettings, KeysSetTheirThresholds) {
   EXPECT_EQ(c.health.sweep_timeout_s, 20);
   EXPECT_EQ(c.health.query_timeout_ms, 250);
   EXPECT_EQ(c.health_file, "/srv/ff/fabric.health");
+  EXPECT_EQ(c.nvlink_report, "/srv/ff/nvlink");
 }
 
 TEST(HealthSettings, BadValuesNameFileLineAndReason) {

@@ -17,16 +17,25 @@ bool healthy(const std::vector<PartHealth>& v) {
 }  // namespace
 
 bool FabricHealthView::all_healthy() const {
-  return healthy(host_link) && healthy(uplinks);
+  return healthy(host_link) && healthy(uplinks) && healthy(nvlink);
+}
+
+PartHealth FabricHealthView::host(int h) const {
+  return std::max(at(host_link, h), at(nvlink, h));
 }
 
 PartHealth worst_crossed(const LocalityIndex& index, const Allocation& a, const FabricHealthView& health) {
-  if (a.hosts.size() < 2) return PartHealth::Healthy;
+  if (a.hosts.size() < 2) {
+    // One host: its GPUs still talk over NVLink (on an NVL72 tray, through the rack's
+    // NVSwitch trays) when the job has more than one of them; no HCA link is crossed.
+    const bool multi_gpu = !a.hosts.empty() && !a.gpus.empty() && a.gpus.front() > 1;
+    return multi_gpu ? at(health.nvlink, a.hosts.front()) : PartHealth::Healthy;
+  }
   const int first = index.leaf_group_of(a.hosts.front());
   const bool split = std::ranges::any_of(a.hosts, [&](int h) { return index.leaf_group_of(h) != first; });
   PartHealth worst = PartHealth::Healthy;
   for (int h : a.hosts) {
-    worst = std::max(worst, at(health.host_link, h));
+    worst = std::max(worst, health.host(h));
     if (split) worst = std::max(worst, at(health.uplinks, index.leaf_group_of(h)));
   }
   return worst;
@@ -51,7 +60,11 @@ std::optional<Allocation> place_keeping_off_unhealthy(PlacementPolicy& policy, c
   // keeps a job inside one group when it can, so a split it chose had no such option).
   const auto place_off = [&](PartHealth level) -> std::optional<Allocation> {
     std::vector<std::uint8_t> mask(index.host_count(), 1);
-    for (int h = 0; h < index.host_count(); ++h) mask[h] = ctx.may_use(h) && at(health.host_link, h) < level;
+    // A one-host placement crosses only its host's NVLink: do not mask hosts for their HCA.
+    const bool one_host = plain->hosts.size() < 2;
+    for (int h = 0; h < index.host_count(); ++h) {
+      mask[h] = ctx.may_use(h) && (one_host ? at(health.nvlink, h) : health.host(h)) < level;
+    }
     PlacementContext c = ctx;
     c.allowed = mask;
     auto a = policy.place(c, request);

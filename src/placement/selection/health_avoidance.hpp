@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Keeping multi-host jobs off unhealthy parts of the fabric: hosts whose own HCA link is
-// unhealthy, and the uplinks of leaf groups with an unhealthy cable. A job whose traffic
+// Keeping multi-host jobs off unhealthy parts of the fabric: hosts whose own HCA link or
+// NVLink fabric is unhealthy, and the uplinks of leaf groups with an unhealthy cable. A job whose traffic
 // crosses a link when it drops fails (NCCL aborts) and loses the work since its last
 // checkpoint: GPUs x that work is the expected loss. The rule, per part:
 // - failing (flapping, down): it drops again within its flap window, sooner than jobs
@@ -8,7 +8,8 @@
 //   never placed across it; it waits for a placement without it;
 // - degraded (sub-healthy, congested): it costs run time only: kept off while another
 //   placement fits now, else taken (waiting would cost more than the slowdown);
-// - one-host jobs cross no link: placed as if all were healthy (no stranded capacity).
+// - one-host jobs cross no link: placed as if all were healthy (no stranded capacity),
+//   except that a one-host job with more than one GPU crosses the host's NVLink.
 // docs/placement.md, "Faults".
 #pragma once
 
@@ -27,7 +28,13 @@ enum class PartHealth : std::uint8_t { Healthy = 0, Degraded = 1, Failing = 2 };
 struct FabricHealthView {
   std::vector<PartHealth> host_link;  // per host: its HCA link
   std::vector<PartHealth> uplinks;    // per leaf group: its worst uplink cable
+  // Per host: its GPUs' NVLink fabric (the nodes' own reports). A multi-host job crosses
+  // it as it crosses the host's HCA link: on an NVL72 tray even the GPUs of one host
+  // talk through the rack's NVSwitch trays, and inside a domain the hosts do too.
+  std::vector<PartHealth> nvlink;
   [[nodiscard]] bool all_healthy() const;
+  // The worse of host h's HCA link and its NVLink.
+  [[nodiscard]] PartHealth host(int h) const;
 };
 
 struct HealthAvoidance {
@@ -43,8 +50,9 @@ struct HealthAvoidance {
                                                                     const FabricHealthView& health,
                                                                     HealthAvoidance* what = nullptr);
 
-// The worst part the allocation's traffic crosses: its hosts' links when it has several
-// hosts, and the uplinks of its groups when it spans several.
+// The worst part the allocation's traffic crosses: its hosts' links and NVLink when it has
+// several hosts, the uplinks of its groups when it spans several, and its one host's
+// NVLink when it has one host and more than one GPU there.
 [[nodiscard]] PartHealth worst_crossed(const LocalityIndex& index, const Allocation& a,
                                        const FabricHealthView& health);
 

@@ -82,6 +82,12 @@ FabricHealthView build_health_view(const Fabric& f, const HealthFile& health) {
   for (const auto& links : m.hosts) v.host_link.push_back(worst(links));
   v.uplinks.reserve(m.uplinks.size());
   for (const auto& links : m.uplinks) v.uplinks.push_back(worst(links));
+  if (!health.nvlink.empty()) {
+    v.nvlink.assign(f.hosts.size(), PartHealth::Healthy);
+    for (const NvlinkHostStatus& n : health.nvlink) {
+      if (const auto h = f.host_index(n.host)) v.nvlink[static_cast<std::size_t>(*h)] = part_health(n.state);
+    }
+  }
   return v;
 }
 

@@ -62,8 +62,8 @@ void for_each_line(std::string_view text, OnLine&& on_line) {
 }
 
 // One host's lines, in order. nvidia-smi -q nests sections by indentation (a title line
-// without ':' opens one); only the keys directly in a GPU's "Fabric" section are read, so
-// Fabric's "Health" subsection and every other section's "State" are left alone.
+// without ':' opens one); only the keys directly in a GPU's "Fabric" section and in its
+// "Health" subsection are read, so every other section's "State" is left alone.
 class HostReader {
  public:
   HostReader(std::string host, std::string file) {
@@ -99,8 +99,12 @@ class HostReader {
       section(body, indent);
       return;
     }
-    if (out_.gpus.empty() || sections_.size() != 1 || !sections_.front().fabric) return;
-    fabric_key(trimmed(body.substr(0, colon)), trimmed(body.substr(colon + 1)));
+    if (out_.gpus.empty() || sections_.empty() || !sections_.front().fabric) return;
+    if (sections_.size() == 1) {
+      fabric_key(trimmed(body.substr(0, colon)), trimmed(body.substr(colon + 1)));
+    } else if (sections_.size() == 2 && sections_.back().health) {
+      health_key(trimmed(body.substr(0, colon)), trimmed(body.substr(colon + 1)));
+    }
   }
 
   NvlinkHostReport finish() { return std::move(out_); }
@@ -109,6 +113,7 @@ class HostReader {
   struct Section {
     std::size_t indent;
     bool fabric;  // a GPU's own Fabric section
+    bool health;  // that section's Health subsection
   };
 
   [[noreturn]] void fail(const std::string& why) const {
@@ -130,7 +135,16 @@ class HostReader {
 
   void section(std::string_view title, std::size_t indent) {
     const bool fabric = !out_.gpus.empty() && sections_.empty() && iequals(title, "Fabric");
-    sections_.push_back({indent, fabric});
+    const bool health = sections_.size() == 1 && sections_.front().fabric && iequals(title, "Health");
+    sections_.push_back({indent, fabric, health});
+    if (health) {
+      NvlinkGpuFabric& g = out_.gpus.back();
+      if (g.health.line != 0) {
+        fail(fmt::format("GPU {}: a second Health section in its Fabric section (first on line {})", g.gpu,
+                         g.health.line));
+      }
+      g.health.line = line_;
+    }
     if (!fabric) return;
     NvlinkGpuFabric& g = out_.gpus.back();
     if (g.fabric_line != 0) {
@@ -164,6 +178,24 @@ class HostReader {
       g.cluster_uuid.clear();
       for (char c : value) g.cluster_uuid += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
+  }
+
+  void health_key(std::string_view printed, std::string_view value) {
+    const std::string key = key_of(printed);
+    NvlinkGpuFabricHealth& h = out_.gpus.back().health;
+    std::string* field = key == "summary"                   ? &h.summary
+                         : key == "bandwidth"               ? &h.bandwidth
+                         : key == "routerecoveryinprogress" ? &h.route_recovery
+                         : key == "routeunhealthy"          ? &h.route_unhealthy
+                         : key == "accesstimeoutrecovery"   ? &h.access_timeout_recovery
+                         : key == "incorrectconfiguration"  ? &h.incorrect_configuration
+                                                            : nullptr;
+    if (field == nullptr) return;  // a row a later driver added: not judged
+    if (const auto [it, fresh] = key_line_.emplace("health." + key, line_); !fresh) {
+      fail(fmt::format("GPU {}: {} twice in its Fabric Health section (first on line {})",
+                       out_.gpus.back().gpu, printed, it->second));
+    }
+    if (!iequals(value, "N/A")) *field = value;
   }
 
   NvlinkHostReport out_;

@@ -8,6 +8,13 @@
 //           Status                            : Success
 //           CliqueId                          : 4026
 //           ClusterUUID                       : 9c6f5af3-53bf-49b5-a436-b66766c413c3
+//           Health
+//               Summary                           : Healthy
+//               Bandwidth                         : Full
+//               Route Recovery in progress        : False
+//               Route Unhealthy                   : False
+//               Access Timeout Recovery           : False
+//               Incorrect Configuration           : None
 // Two shapes: many hosts in one file, each line prefixed "HOST: " as pdsh and clush print
 // it; or a directory of one unprefixed file per host, named after it (".txt" optional).
 // Which GPUs make a domain is nvlink_report_domains.hpp's job; this file only reads.
@@ -30,6 +37,20 @@ class NvlinkReportError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The Health subsection of a GPU's Fabric section (NVML's nvmlGpuFabricInfoV_t healthMask
+// and healthSummary), as printed: newer drivers print it, older ones print none or fewer
+// rows. Values "N/A" read as absent (empty).
+struct NvlinkGpuFabricHealth {
+  int line = 0;                         // the "Health" line; 0: none printed
+  std::string summary;                  // "Healthy", "Unhealthy", "Limited Capacity"
+  std::string bandwidth;                // "Full", "Degraded"
+  std::string route_recovery;           // "Route Recovery in progress": "True", "False"
+  std::string route_unhealthy;          // "True", "False"
+  std::string access_timeout_recovery;  // "True", "False"
+  std::string incorrect_configuration;  // "None", or what is wrong ("Insufficient Nvlinks", ...)
+  friend bool operator==(const NvlinkGpuFabricHealth&, const NvlinkGpuFabricHealth&) = default;
+};
+
 // One GPU's Fabric section, as printed. Values "N/A" read as absent.
 struct NvlinkGpuFabric {
   std::string gpu;                         // its bus id, from the "GPU 00000009:01:00.0" line
@@ -38,6 +59,7 @@ struct NvlinkGpuFabric {
   std::string state, status;               // "Completed", "Success", "In Progress", ...
   std::optional<std::uint32_t> clique_id;  // CliqueId
   std::string cluster_uuid;                // ClusterUUID, lower case
+  NvlinkGpuFabricHealth health;
   friend bool operator==(const NvlinkGpuFabric&, const NvlinkGpuFabric&) = default;
 };
 

@@ -143,8 +143,49 @@ TEST(NvlinkReport, ReadsEachGpusOwnFabricSection) {
   EXPECT_EQ(h.line, 1);
   EXPECT_EQ(h.first_text, "==============NVSMI LOG==============");
   ASSERT_EQ(h.gpus.size(), 2u);
-  EXPECT_EQ(h.gpus[0], (NvlinkGpuFabric{"00000009:01:00.0", 4, 8, "Completed", "Success", 4026, kUuidA}));
-  EXPECT_EQ(h.gpus[1], (NvlinkGpuFabric{"00000019:01:00.0", 17, 18, "In Progress", "", std::nullopt, ""}));
+  NvlinkGpuFabric first{"00000009:01:00.0", 4, 8, "Completed", "Success", 4026, kUuidA, {}};
+  first.health.line = 13;  // a Health section with no row it knows
+  EXPECT_EQ(h.gpus[0], first);
+  EXPECT_EQ(h.gpus[1],
+            (NvlinkGpuFabric{"00000019:01:00.0", 17, 18, "In Progress", "", std::nullopt, "", {}}));
+}
+
+TEST(NvlinkReport, ReadsTheFabricHealthRows) {
+  const NvlinkHostReport h = parse_nvlink_host_report(
+      "GPU 00000009:01:00.0\n"
+      "    Fabric\n"
+      "        State                             : Completed\n"
+      "        Status                            : Success\n"
+      "        Health\n"  // line 5
+      "            Summary                       : Limited Capacity\n"
+      "            Bandwidth                     : Degraded\n"
+      "            Route Recovery in progress    : False\n"
+      "            Route Unhealthy               : True\n"
+      "            Access Timeout Recovery       : N/A\n"
+      "            Incorrect Configuration       : Insufficient Nvlinks\n"
+      "            A Row Of A Later Driver       : Whatever\n"
+      "    Processes                             : None\n"
+      "        Bandwidth                         : Wrong\n",  // not Fabric's Health
+      "gpu001", "gpu001.txt");
+  ASSERT_EQ(h.gpus.size(), 1u);
+  const NvlinkGpuFabricHealth want{.line = 5,
+                                   .summary = "Limited Capacity",
+                                   .bandwidth = "Degraded",
+                                   .route_recovery = "False",
+                                   .route_unhealthy = "True",
+                                   .access_timeout_recovery = "",
+                                   .incorrect_configuration = "Insufficient Nvlinks"};
+  EXPECT_EQ(h.gpus[0].health, want);
+  EXPECT_EQ(
+      testing::message_of<NvlinkReportError>(
+          [] {
+            (void)parse_nvlink_host_report(
+                "GPU 00000009:01:00.0\n    Fabric\n        Health\n            Bandwidth : Full\n"
+                "            Bandwidth : Degraded\n",
+                "gpu001", "gpu001.txt");
+          },
+          "(accepted)"),
+      "gpu001.txt:5: GPU 00000009:01:00.0: Bandwidth twice in its Fabric Health section (first on line 4)");
 }
 
 TEST(NvlinkReport, ReadsPdshOutputInterleavedByHost) {
