@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from replay_stats import f, interval, judge, load, mean, ratio  # noqa: E402
+from replay_stats import f, interval, judge, mean, ratio, read_streams  # noqa: E402
 
 RUNS = [("1:1", "nvl72", "skip"), ("2:1", "nvl72-2to1", "skip"), ("degraded", "nvl72-degraded", "skip"),
         ("1:1, seg18", "nvl72-seg18", "skip"), ("2:1, seg18", "nvl72-2to1-seg18", "skip"),
@@ -37,29 +37,8 @@ TARGETS = [("md_jct", "multi-domain completion", True), ("md_gpu_hours", "multi-
            ("whole_share", "free hosts in whole domains (share)", False)]
 
 
-def figures(result):
-    out = {}
-    for name, path in FIGURES.items():
-        x = result
-        for key in path:
-            x = x.get(key) if isinstance(x, dict) else None
-            if x is None:
-                break
-        if x is not None:
-            out[name] = mean(x)
-    return out
-
-
 def read(out, file, seeds):
-    """{policy: {seed: figures}} over the seeds whose file exists."""
-    by = {}
-    for s in range(1, seeds + 1):
-        got = load(f"{out}/{file}-s{s}.json")
-        if got is None:
-            continue
-        for p, r in got[1].items():
-            by.setdefault(p, {})[s] = figures(r)
-    return by
+    return read_streams(out, file, seeds, FIGURES)
 
 
 def paired(by, key):

@@ -60,3 +60,31 @@ def judge(iv, limit, lower_is_better=True):
     if lower_is_better:
         return f"<= {limit:.2f}", verdict(iv[0] <= limit + eps, iv[2] <= limit + eps, iv[1] > limit + eps)
     return f">= {limit:.2f}", verdict(iv[0] >= limit - eps, iv[1] >= limit - eps, iv[2] < limit - eps)
+
+
+def pick(result, paths):
+    """{name: the mean at that key path of one policy's result} for each (name, path) of
+    `paths` the result has."""
+    got = {}
+    for name, path in paths.items():
+        x = result
+        for key in path:
+            x = x.get(key) if isinstance(x, dict) else None
+            if x is None:
+                break
+        if x is not None:
+            got[name] = mean(x)
+    return got
+
+
+def read_streams(out, file, seeds, paths):
+    """{policy: {seed: pick(result, paths)}} over OUT/FILE-s<SEED>.json, a replay per stream,
+    for the seeds whose file exists."""
+    by = {}
+    for s in range(1, seeds + 1):
+        got = load(f"{out}/{file}-s{s}.json")
+        if got is None:
+            continue
+        for p, r in got[1].items():
+            by.setdefault(p, {})[s] = pick(r, paths)
+    return by

@@ -25,6 +25,7 @@ struct ReplayCliOptions {
   std::string jobs_csv;
   std::string per_job;
   std::string backfill = "skip";
+  bool drain_failing = false;
   std::string weights;
   std::vector<int> block_sizes;  // block policies: Slurm's BlockSizes (empty: its default)
   int gpus_per_node = 8;
@@ -188,6 +189,7 @@ int run_replay(const ReplayCliOptions& opt) {
   options.segment_nodes = opt.segment;
   options.keep_runs = !opt.per_job.empty();
   options.reserve_first_blocked = opt.backfill == "reserve";
+  options.drain_failing = opt.drain_failing;
 
   ReplayReport report;
   report.trace = opt.trace;
@@ -310,6 +312,9 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option("--faults", opt->faults,
                   "Fabric faults: stress, llama3 or none, then key=value overrides (host-flap, uplink-flap, "
                   "uplink-slow per link-day; slow-keeps; episode, flap-every, detect, checkpoint in s)");
+  cmd->add_flag("--drain-failing", opt->drain_failing,
+                "With --faults: every policy loses a host from when a health sweep sees its HCA link or "
+                "NVLink failing until it sees it healthy (a site's health check draining it)");
   cmd->add_flag("--no-runtime-model", opt->no_model,
                 "Every job runs its trace duration whatever its placement");
   cmd->add_option("--seeds", opt->seeds, "Replay seeds seed, seed+1, ...: mean and 95 % interval")

@@ -208,12 +208,14 @@ class Simulation {
     return static_cast<double>(std::min(fit, free_gpus_));
   }
 
-  // Reserved hosts this job may not use: those of reservations it would not end in time for.
+  // Hosts this job may not use: drained ones (ReplayOptions::drain_failing), and reserved
+  // ones of reservations it would not end in time for.
   // mask_key_ names the set left out, so that a failure is remembered per set and the mask
   // is only rebuilt when the set changes.
   std::span<const std::uint8_t> mask_for(int i, double t) {
-    mask_key_ = 0;
-    if (reservations_.empty()) return {};
+    // Drained hosts key the mask apart from any set of reservations (the top bit).
+    mask_key_ = drained_count_ > 0 ? drain_generation_ | (1ULL << 63) : 0;
+    if (reservations_.empty() && mask_key_ == 0) return {};
     // Slurm's backfill checks a job ends before a reservation by its time limit.
     const double end = t + limit_[i];
     for (const Reservation& r : reservations_) {
@@ -223,6 +225,9 @@ class Simulation {
     if (mask_key_ == 0) return {};
     if (mask_key_ != built_key_ || mask_.empty()) {
       mask_.assign(index_.host_count(), 1);
+      if (drained_count_ > 0) {
+        for (int h = 0; h < index_.host_count(); ++h) mask_[h] = drained_[h] ? 0 : 1;
+      }
       for (const Reservation& r : reservations_) {
         if (r.job == i || end <= r.ready_s) continue;
         for (int h : r.hosts) mask_[h] = 0;
@@ -524,7 +529,10 @@ class Simulation {
     }
     seen_.host_link.assign(index_.host_count(), PartHealth::Healthy);
     seen_.uplinks.assign(index_.leaf_group_count(), PartHealth::Healthy);
+    seen_.nvlink.assign(index_.host_count(), PartHealth::Healthy);
     host_seen_.assign(index_.host_count(), {0, 0});
+    nvlink_seen_.assign(index_.host_count(), {0, 0});
+    drained_.assign(index_.host_count(), 0);
     uplink_seen_.assign(index_.leaf_group_count(), {0, 0});
     slow_count_.assign(index_.leaf_group_count(), 0);
     health_aware_ = policy_.name() == "fabricfit";
@@ -545,11 +553,23 @@ class Simulation {
       }
       case FaultTick::Seen:
       case FaultTick::Cleared: {
-        auto& n = (host ? host_seen_ : uplink_seen_)[ep.where];
+        const bool nvlink = ep.target == FaultTarget::Nvlink;
+        auto& n = (nvlink ? nvlink_seen_ : host ? host_seen_ : uplink_seen_)[ep.where];
         (ep.kind == FaultKind::Flap ? n.first : n.second) += tick.kind == FaultTick::Seen ? 1 : -1;
-        (host ? seen_.host_link : seen_.uplinks)[ep.where] = n.first > 0    ? PartHealth::Failing
-                                                             : n.second > 0 ? PartHealth::Degraded
-                                                                            : PartHealth::Healthy;
+        (nvlink ? seen_.nvlink
+         : host ? seen_.host_link
+                : seen_.uplinks)[ep.where] = n.first > 0    ? PartHealth::Failing
+                                             : n.second > 0 ? PartHealth::Degraded
+                                                            : PartHealth::Healthy;
+        if (options_.drain_failing && ep.target != FaultTarget::Uplink) {
+          const bool drain = seen_.host(ep.where) == PartHealth::Failing;
+          if (drain != (drained_[ep.where] != 0)) {
+            drained_[ep.where] = drain ? 1 : 0;
+            drained_count_ += drain ? 1 : -1;
+            ++drain_generation_;  // a mask key of its own: no cached mask or failed shape holds
+            built_key_ = 0;
+          }
+        }
         return true;  // what the placement may use changed: the queue is looked at again
       }
     }
@@ -558,16 +578,21 @@ class Simulation {
 
   // A link drops: every job whose traffic crosses it fails. A host's link carries its
   // multi-host jobs' traffic; a leaf group's uplinks carry that of every job split over
-  // that group (ECMP and static alike: a job's flows use all the group's cables).
+  // that group (ECMP and static alike: a job's flows use all the group's cables); a host's
+  // NVLink that of its multi-host jobs and of its one-host jobs of more than one GPU.
   bool drop(const FaultEpisode& ep, double t) {
     failing_.clear();
     const auto consider = [&](int h) {
       for (int j : host_jobs_[h]) {
+        if (ep.target == FaultTarget::Nvlink) {
+          if (jobs_[j].nodes >= 2 || jobs_[j].gpus() >= 2) failing_.push_back(j);
+          continue;
+        }
         if (jobs_[j].nodes < 2) continue;
         if (ep.target == FaultTarget::HostLink || spans_groups(allocations_[j])) failing_.push_back(j);
       }
     };
-    if (ep.target == FaultTarget::HostLink) {
+    if (ep.target != FaultTarget::Uplink) {
       consider(ep.where);
     } else {
       for (int h : index_.hosts_of(ep.where)) consider(h);
@@ -684,6 +709,11 @@ class Simulation {
   double idle_fit_now_ = 0;
   std::vector<std::tuple<int, int, std::uint64_t>> failed_;
   std::uint64_t mask_key_ = 0, built_key_ = 0;
+  // Hosts drained by a health check (ReplayOptions::drain_failing), how many, and a count
+  // of the changes (nonzero once any: it keys the mask).
+  std::vector<std::uint8_t> drained_;
+  int drained_count_ = 0;
+  std::uint64_t drain_generation_ = 0;
   std::vector<Reservation> reservations_;
   std::vector<std::uint8_t> mask_;
   std::map<int, bool> waited_;
@@ -696,7 +726,7 @@ class Simulation {
   std::priority_queue<FaultTick, std::vector<FaultTick>, std::greater<>> ticks_;
   FabricHealthView seen_;
   // Per host and group: flapping and sub-healthy episodes seen and not yet cleared.
-  std::vector<std::pair<int, int>> host_seen_, uplink_seen_;
+  std::vector<std::pair<int, int>> host_seen_, uplink_seen_, nvlink_seen_;
   std::vector<int> slow_count_, failing_;
   std::map<int, double> base_capacity_;
   bool health_aware_ = false;

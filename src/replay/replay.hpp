@@ -56,6 +56,10 @@ struct ReplayOptions {
   FaultRates faults;
   // These episodes instead of drawing them from faults' rates (faults' other settings hold).
   std::vector<FaultEpisode> fault_episodes;
+  // A host a health sweep has seen failing (its HCA link or its NVLink) is drained for every
+  // policy until the sweeps see it healthy again, as a site's health check does (NHC, or
+  // HealthDrain=yes): `replay --drain-failing`. Uplinks drain nothing.
+  bool drain_failing = false;
   // The queue's first job that cannot start reserves the hosts it would get when enough
   // running jobs have ended by their limits, as Slurm's backfill does (EASY backfill); false:
   // a job that does not fit is skipped and later jobs may take anything (`replay --backfill`).

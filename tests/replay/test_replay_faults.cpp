@@ -156,6 +156,65 @@ TEST(ReplayFaults, AFlappingHostLinkByHand) {
   EXPECT_EQ(f.classes[0].jobs, 1);
 }
 
+TEST(ReplayFaults, AFailingNvlinkByHandBlindDrainedAndKeptOff) {
+  // Two one-host jobs of 10,000 s at t = 0 on 2 groups of 2 hosts of 8 GPUs: A with 2 GPUs,
+  // B with 1, both on host 0 (best fit). Host 0's NVLink fails from t = 100 for 7,200 s,
+  // dropping at 100, 1,900, 3,700 and 5,500; a sweep sees it 300 s after it begins. A's two
+  // GPUs talk over it; B's one GPU talks to none.
+  TwoGroups c;
+  auto tree = make_policy("tree");
+  const PlacementContext ctx{c.index, c.gpus, c.frag};
+  ASSERT_EQ(tree->place(ctx, JobRequest{.min_nodes = 1, .gpus_per_node = 2, .pattern = CommPattern{}})->hosts,
+            std::vector<int>{0});
+  const std::vector<TraceJob> jobs = {
+      {.id = "A", .submit_s = 0, .duration_s = 10000, .nodes = 1, .gpus_per_node = 2},
+      {.id = "B", .submit_s = 0, .duration_s = 10000, .nodes = 1, .gpus_per_node = 1}};
+  ReplayOptions options;
+  options.faults.flap_every_s = 1800;
+  options.faults.detect_s = 300;
+  options.faults.checkpoint_s = 3600;
+  options.fault_episodes = {{FaultKind::Flap, FaultTarget::Nvlink, 0, 100, 7300}};
+  options.keep_runs = true;
+  const FragModel frag(workload_mix_of(jobs), 8, 2);
+  auto fabricfit = make_policy("fabricfit");
+  // Blind, tree puts A back on host 0 each time: four failures, A ends at 15,500; B never fails.
+  const auto t = replay_trace(c.index, jobs, *tree, frag, options);
+  EXPECT_EQ(t.faults.jobs_failed, 4);
+  EXPECT_DOUBLE_EQ(t.makespan_s, 15500);
+  // fabricfit restarts A at 100 before the sweep (host 0 again), and at 1,900 off it: ends
+  // at 11,900. B stays on host 0 throughout.
+  const auto f = replay_trace(c.index, jobs, *fabricfit, frag, options);
+  EXPECT_EQ(f.faults.jobs_failed, 2);
+  EXPECT_DOUBLE_EQ(f.makespan_s, 11900);
+  EXPECT_EQ(f.faults.kept_off, 1);
+  // Drained once seen, tree does as well: the host is out for every job from 400 to 7,600.
+  options.drain_failing = true;
+  const auto d = replay_trace(c.index, jobs, *tree, frag, options);
+  EXPECT_EQ(d.faults.jobs_failed, 2);
+  EXPECT_DOUBLE_EQ(d.makespan_s, 11900);
+}
+
+TEST(FaultPlan, NvlinkFaultsOnlyOnHostsOfADomainAndOnlyWhenAsked) {
+  Fabric f = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4});
+  set_nvlink_domains(f, {NvlinkDomain{"nvl0", {0, 1, 2, 3}}});
+  const LocalityIndex index(f);
+  FaultRates r = parse_fault_spec("none,nvlink-flap=0.5");
+  EXPECT_TRUE(r.any());
+  EXPECT_NE(r.to_string().find(",nvlink-flap=0.5"), std::string::npos);
+  EXPECT_EQ(parse_fault_spec("stress").to_string().find("nvlink"), std::string::npos) << "in no preset";
+  const auto a = plan_faults(index, r, 0, 100 * 86400.0, 3);
+  EXPECT_GT(a.size(), 100u);  // 4 hosts x 0.5 a day x 100 days: 200 expected
+  for (const FaultEpisode& e : a) {
+    EXPECT_EQ(e.target, FaultTarget::Nvlink);
+    EXPECT_LT(e.where, 4) << "hosts 4-7 are in no NVLink domain";
+  }
+  r.host_flap = 0.1;  // another kind's stream: the NVLink episodes stay as they were
+  std::size_t nvlink = 0;
+  for (const FaultEpisode& e : plan_faults(index, r, 0, 100 * 86400.0, 3))
+    nvlink += e.target == FaultTarget::Nvlink;
+  EXPECT_EQ(nvlink, a.size());
+}
+
 TEST(ReplayFaults, AJobAFaultSentBackWaitsForTheFabricToClear) {
   // One 4-host job of 10,000 s on 2 groups of 2 hosts: it spans both groups. Group 0's
   // uplinks flap from t = 100 to 20,000 (sweeps see it at once): the job fails at 100.
