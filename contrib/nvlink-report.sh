@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Node-side collector for `fabricfit discover --nvlink-report DIR`: writes this node's
+# Node-side collector for `fabricfit discover --nvlink-report DIR` (NVLink domains) and
+# fabricfit.conf's NvlinkReport=DIR (NVLink health, `fabricfit health --sweep`): writes this node's
 # `nvidia-smi -q` (each GPU's Fabric section says which NVLink domain it joined) to
 # DIR/HOST, HOST being `hostname -s` unless given. DIR is shared (NFS) with the host that
 # runs discover; run this from slurmd's HealthCheckProgram script, a systemd timer or a

@@ -66,6 +66,57 @@ bool apply_drains(const DrainPlan& plan) {
   return ok;
 }
 
+// hosts: "a, b, c" (at most 10, then "and N more").
+std::string some(const std::vector<std::string>& hosts) {
+  std::string out;
+  for (std::size_t i = 0; i < hosts.size() && i < 10; ++i) out += (i ? ", " : "") + hosts[i];
+  if (hosts.size() > 10) out += fmt::format(" and {} more", hosts.size() - 10);
+  return out;
+}
+
+// The sweep's NVLink part: `health` gets the hosts of `report` that are not healthy. The
+// last states stand until a report reads whole (one garbled file must not clear a failing
+// host that placement keeps jobs off), and a host without a current report keeps its own.
+// What it kept and why is said on stderr (the timer's journal). False when the report did
+// not read.
+bool judge_nvlink_reports(const std::string& report, const SiteConfig& site, const Fabric& fabric,
+                          const HealthFile& previous, HealthFile& health) {
+  health.nvlink_report = previous.nvlink_report;
+  health.nvlink = previous.nvlink;
+  NvlinkJudgement j;
+  std::vector<std::string> unknown;
+  try {
+    const NvlinkReport r = load_nvlink_report(report);
+    for (const NvlinkHostReport& h : r.hosts)
+      if (!fabric.host_index(h.host)) unknown.push_back(h.host);
+    j = judge_nvlink(r, previous.nvlink, health.sweep_unix, site.nvlink_report_max_age_s);
+  } catch (const NvlinkReportError& e) {
+    fmt::print(stderr, "fabricfit: NVLink report not read, the last NVLink states kept: {}\n", e.what());
+    return false;
+  }
+  health.nvlink = std::move(j.hosts);
+  health.nvlink_report = std::filesystem::absolute(report).string();
+  if (!j.stale.empty()) {
+    fmt::print(
+        stderr,
+        "fabricfit: NVLink: {} report(s) older than NvlinkReportMaxAge={} s, their last state kept: {}\n",
+        j.stale.size(), site.nvlink_report_max_age_s, some(j.stale));
+  }
+  if (!j.unreported.empty()) {
+    fmt::print(stderr,
+               "fabricfit: NVLink: {} host(s) not healthy before with no current report, kept so: {}\n",
+               j.unreported.size(), some(j.unreported));
+  }
+  if (!unknown.empty()) {
+    fmt::print(
+        stderr,
+        "fabricfit: NVLink: {} report(s) of nodes the snapshot has no host of (names as Slurm's and the "
+        "fabric's?), placement cannot use them: {}\n",
+        unknown.size(), some(unknown));
+  }
+  return true;
+}
+
 int run_health(const HealthOptions& opt) {
   const SiteConfig site = load_site_config(opt.conf);
   const std::filesystem::path snapshot = opt.snapshot.empty() ? site.snapshot_file : opt.snapshot;
@@ -83,20 +134,9 @@ int run_health(const HealthOptions& opt) {
     SweepStats stats;
     health = sweep_health(cables_of(snap.fabric), previous, sweep, &stats);
     health.snapshot = snapshot.string();
-    // The last NVLink states stand until a report reads whole: one garbled file must not
-    // clear a failing host that placement keeps jobs off.
-    health.nvlink_report = previous.nvlink_report;
-    health.nvlink = previous.nvlink;
+    // No NvlinkReport (any more): no NVLink states, none kept from before.
     const std::string report = !opt.nvlink_report.empty() ? opt.nvlink_report : site.nvlink_report;
-    if (!report.empty()) {
-      try {
-        health.nvlink = judge_nvlink(load_nvlink_report(report), previous.nvlink, health.sweep_unix);
-        health.nvlink_report = std::filesystem::absolute(report).string();
-      } catch (const NvlinkReportError& e) {
-        fmt::print(stderr, "fabricfit: NVLink report not read, the last NVLink states kept: {}\n", e.what());
-        nvlink_failed = true;
-      }
-    }
+    if (!report.empty()) nvlink_failed = !judge_nvlink_reports(report, site, snap.fabric, previous, health);
     save_health(path, health);
     if (!opt.quiet) {
       fmt::print(stderr, "fabricfit: swept {} ports in {:.2f} s: {} read, {} down, {} missed{}; wrote {}\n",
@@ -131,7 +171,8 @@ Action add_health_command(CLI::App& app) {
   auto opt = std::make_shared<HealthOptions>();
   auto* cmd =
       app.add_subcommand("health", "Fabric link health from the ports' error and congestion counters");
-  cmd->add_flag("--sweep", opt->sweep, "Read every port's counters now and update the health file first");
+  auto* sweep =
+      cmd->add_flag("--sweep", opt->sweep, "Read every port's counters now and update the health file first");
   cmd->add_flag("--clear", opt->clear,
                 "With --sweep: clear each port's counters after reading them (never by default)");
   cmd->add_flag("--no-drain", opt->no_drain,
@@ -142,9 +183,11 @@ Action add_health_command(CLI::App& app) {
                   "The snapshot whose cables to sweep (default: the conf's SnapshotFile)");
   cmd->add_option("--health-file", opt->health,
                   "The health file (default: the conf's HealthFile, or beside the snapshot)");
-  cmd->add_option("--nvlink-report", opt->nvlink_report,
-                  "With --sweep: the nodes' nvidia-smi -q (a directory of one file per node, or pdsh "
-                  "output) to judge their NVLink by (default: the conf's NvlinkReport)");
+  auto* nvlink =
+      cmd->add_option("--nvlink-report", opt->nvlink_report,
+                      "With --sweep: the nodes' nvidia-smi -q (a directory of one file per node, or pdsh "
+                      "output) to judge their NVLink by (default: the conf's NvlinkReport)");
+  nvlink->needs(sweep);
   auto* json = cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->add_flag("--ports", opt->ports, "With --json: every port's state and last counters too")->needs(json);
   cmd->add_flag("--prom", opt->prom, "Print Prometheus textfile metrics")->excludes(json);

@@ -111,6 +111,12 @@ PortHealth get_port(ByteReader& r) {
   return p;
 }
 
+// Version 1 for a file without NVLink hosts: a slurmctld still on a fabricfit that reads
+// only version 1 keeps placing by its links during a rolling upgrade.
+std::uint32_t version_of(const HealthFile& h) {
+  return h.nvlink_report.empty() && h.nvlink.empty() ? 1 : kHealthVersion;
+}
+
 std::string encode_body(const HealthFile& h) {
   ByteWriter w;
   w.i64(h.sweep_unix);
@@ -136,6 +142,7 @@ std::string encode_body(const HealthFile& h) {
     w.i64(l.since_unix);
     put_evidence(w, l.evidence);
   }
+  if (version_of(h) < 2) return std::move(w.bytes());
   w.str(h.nvlink_report);
   w.u32(static_cast<std::uint32_t>(h.nvlink.size()));
   for (const auto& n : h.nvlink) {
@@ -196,7 +203,7 @@ HealthFile decode_body(std::string_view body, std::uint32_t version) {
 
 std::string encode_health(const HealthFile& health) {
   const std::string body = encode_body(health);
-  return encode_file_header(kMagic, kHealthVersion, body) + body;
+  return encode_file_header(kMagic, version_of(health), body) + body;
 }
 
 HealthFile decode_health(std::string_view bytes, const std::string& origin) {

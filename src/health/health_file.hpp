@@ -15,7 +15,8 @@
 
 namespace fabricfit {
 
-// Version 2 adds the NVLink section; version 1 files are still read (no NVLink hosts).
+// Version 2 adds the NVLink section; version 1 files are still read (no NVLink hosts), and
+// a file with no NVLink report is still written as version 1.
 inline constexpr std::uint32_t kHealthVersion = 2;
 inline constexpr std::size_t kHealthHeaderBytes = 32;
 

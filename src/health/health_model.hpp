@@ -72,7 +72,7 @@ struct NvlinkHostStatus {
   HealthState state = HealthState::Healthy;
   std::int64_t since_unix = 0;  // when it entered `state`
   std::string reason;           // "GPU 00000009:01:00.0: Route Unhealthy True"
-  std::string at;               // "FILE:LINE" of that GPU's row, for the admin
+  std::string at;               // "FILE:LINE" of that GPU's Health (or Fabric) heading, for the admin
   friend bool operator==(const NvlinkHostStatus&, const NvlinkHostStatus&) = default;
 };
 

@@ -22,7 +22,7 @@ Finding judge_gpu(const NvlinkGpuFabric& g) {
   const auto note = [&](HealthState s, std::string why, int line) {
     if (s > worst.state) worst = {s, fmt::format("GPU {}: {}", g.gpu, why), line != 0 ? line : g.line};
   };
-  if (g.state.empty()) return worst;
+  if (g.state.empty() || iequals(g.state, "Not Supported")) return worst;
   if (!iequals(g.state, "Completed")) {
     note(HealthState::Down, fmt::format("not registered with the NVLink fabric (Fabric State {})", g.state),
          g.fabric_line);
@@ -37,7 +37,8 @@ Finding judge_gpu(const NvlinkGpuFabric& g) {
   if (is_true(h.route_unhealthy)) note(HealthState::Down, "Route Unhealthy True", h.line);
   if (is_true(h.route_recovery)) note(HealthState::Down, "Route Recovery in progress True", h.line);
   if (is_true(h.access_timeout_recovery)) note(HealthState::Down, "Access Timeout Recovery True", h.line);
-  if (!h.incorrect_configuration.empty() && !iequals(h.incorrect_configuration, "None")) {
+  if (!h.incorrect_configuration.empty() && !iequals(h.incorrect_configuration, "None") &&
+      !iequals(h.incorrect_configuration, "Not Supported")) {
     note(HealthState::Down, fmt::format("Incorrect Configuration {}", h.incorrect_configuration), h.line);
   }
   if (iequals(h.summary, "Unhealthy")) note(HealthState::Down, "Health Summary Unhealthy", h.line);
@@ -50,13 +51,19 @@ Finding judge_gpu(const NvlinkGpuFabric& g) {
 
 }  // namespace
 
-std::vector<NvlinkHostStatus> judge_nvlink(const NvlinkReport& report,
-                                           const std::vector<NvlinkHostStatus>& previous,
-                                           std::int64_t now_unix) {
+NvlinkJudgement judge_nvlink(const NvlinkReport& report, const std::vector<NvlinkHostStatus>& previous,
+                             std::int64_t now_unix, std::int64_t max_age_s) {
   std::map<std::string, const NvlinkHostStatus*, std::less<>> before;
   for (const NvlinkHostStatus& p : previous) before[p.host] = &p;
-  std::vector<NvlinkHostStatus> out;
+  NvlinkJudgement out;
+  std::map<std::string, bool, std::less<>> judged;  // hosts with a current report
   for (const NvlinkHostReport& host : report.hosts) {
+    if (host.gpus.empty()) continue;  // no news: as if it had no report
+    if (max_age_s > 0 && host.mtime_unix > 0 && now_unix - host.mtime_unix > max_age_s) {
+      out.stale.push_back(host.host);
+      continue;
+    }
+    judged[host.host] = true;
     Finding worst;
     int bad = 0;
     for (const NvlinkGpuFabric& g : host.gpus) {
@@ -74,9 +81,16 @@ std::vector<NvlinkHostStatus> judge_nvlink(const NvlinkReport& report,
     s.reason = bad > 1 ? fmt::format("{} ({} of {} GPUs not healthy)", worst.reason, bad, host.gpus.size())
                        : worst.reason;
     s.at = fmt::format("{}:{}", host.file, worst.line);
-    out.push_back(std::move(s));
+    out.hosts.push_back(std::move(s));
   }
-  std::ranges::sort(out, {}, &NvlinkHostStatus::host);
+  for (const NvlinkHostStatus& p : previous) {
+    if (judged.contains(p.host)) continue;
+    out.hosts.push_back(p);
+    if (std::ranges::find(out.stale, p.host) == out.stale.end()) out.unreported.push_back(p.host);
+  }
+  std::ranges::sort(out.hosts, {}, &NvlinkHostStatus::host);
+  std::ranges::sort(out.stale);
+  std::ranges::sort(out.unreported);
   return out;
 }
 

@@ -112,6 +112,10 @@ SiteConfig parse_site_config(const std::string& text, const std::string& origin)
       config.health_file = std::string(value);
     } else if (key_is(key, "NvlinkReport")) {
       config.nvlink_report = std::string(value);
+    } else if (key_is(key, "NvlinkReportMaxAge")) {
+      const auto n = parse_int(value, 0, 7 * 24 * 3600);
+      if (!n) fail(fmt::format("NvlinkReportMaxAge={} is not a number of seconds from 0 to 604800", value));
+      config.nvlink_report_max_age_s = *n;
     } else if (key_is(key, "HealthMaxAge")) {
       // Seconds since the health file's last sweep after which placement ignores it.
       const auto n = parse_int(value, 0, 7 * 24 * 3600);

@@ -31,6 +31,9 @@ struct SiteConfig {
   // (contrib/nvlink-report.sh); each `fabricfit health --sweep` judges their NVLink there.
   // Empty: no NVLink health.
   std::string nvlink_report;
+  // NvlinkReportMaxAge: seconds after which a node's report is not news (its collector or
+  // node stopped): its last state is kept and the sweep names it; 0: never.
+  int nvlink_report_max_age_s = 3600;
   // Health* keys: when a link is unhealthy (health/health_thresholds.hpp).
   HealthThresholds health;
   // Pattern assumed for multi-node jobs submitted without --comm-pattern.

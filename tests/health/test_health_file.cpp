@@ -136,22 +136,29 @@ TEST(HealthFile, TheLabFixtureLoads) {
       load_health(std::string(FF_SOURCE_DIR) + "/tests/fixtures/health-files/lab-seven-sweeps.health");
   EXPECT_EQ(h.ports.size(), 32u);
   EXPECT_FALSE(h.links.empty());
-  // A version-1 file (before the NVLink section): read with no NVLink hosts, written as 2.
+  // A version-1 file (before the NVLink section): read with no NVLink hosts, and written
+  // as version 1 again while it has none (a slurmctld on the older fabricfit still reads
+  // it); with an NVLink report, as version 2.
   std::string bytes;
   ASSERT_TRUE(read_whole_file(FF_SOURCE_DIR "/tests/fixtures/health-files/lab-seven-sweeps.health", bytes));
   EXPECT_EQ(bytes[8], 1);
   EXPECT_TRUE(h.nvlink.empty());
   EXPECT_TRUE(h.nvlink_report.empty());
-  const std::string again = encode_health(h);
+  EXPECT_EQ(encode_health(h), bytes);
+  HealthFile with = h;
+  with.nvlink_report = "/srv/nvlink";
+  const std::string again = encode_health(with);
   EXPECT_EQ(again[8], 2);
-  EXPECT_EQ(decode_health(again, "again"), h);
+  EXPECT_EQ(decode_health(again, "again"), with);
 }
 
 TEST(HealthFile, AVersionTwoBodyWithoutItsNvlinkSectionIsRefused) {
-  // The body of a version-1 file under a version-2 header: short of the NVLink section.
+  // A version-2 body cut short of its NVLink section (a writer's bug).
   HealthFile h;
+  h.nvlink_report = "x";
   std::string bytes = encode_health(h);
-  std::string body = bytes.substr(32, bytes.size() - 32 - 8);  // without str "" and u32 0
+  ASSERT_EQ(bytes[8], 2);
+  std::string body = bytes.substr(32, bytes.size() - 32 - 9);  // without str "x" and u32 0
   bytes = bytes.substr(0, 32) + body;
   const std::uint64_t size = body.size();
   bytes.replace(16, 8, reinterpret_cast<const char*>(&size), 8);

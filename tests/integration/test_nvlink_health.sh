@@ -16,7 +16,7 @@
 #  (b) a 2-node job that would take gpu006+gpu007 is kept off gpu006 while another
 #      placement fits;
 #  (c) a garbled report: the sweep exits 1 naming the file and line, the NVLink states
-#      stand;
+#      stand; a report that is gone keeps its host's state;
 #  (d) HealthDrain=yes drains gpu002 (Reason names the GPU and the fault), not gpu006, and
 #      resumes gpu002 once its report is healthy again.
 set -u
@@ -124,6 +124,15 @@ check "(c) ... naming the file, the line and why" \
 check "(c) ... and the health file still has gpu002 failing and gpu006 degraded" \
   test "$("$FABRICFIT" health --json --conf "$conf" --snapshot "$lab/fabric.snapshot" | jq -c '[.nvlink[] | [.host, .state]]')" = '[["gpu002","failing"],["gpu006","degraded"]]'
 report gpu004 "$fx/by-host/gpu001.txt"
+# A report that is gone (the node is down, its collector stopped) is no news: gpu006 stays
+# degraded, and the sweep says so.
+mv "$reports/gpu006" "$TEST_TMPDIR/gpu006.report"
+sweep
+check "(c) gpu006's report gone: the sweep exits 0 ($rc) and names it" \
+  bash -c '[ "$1" = 0 ] && grep -qF "fabricfit: NVLink: 1 host(s) not healthy before with no current report, kept so: gpu006" "$2"' _ "$rc" "$out"
+check "(c) ... and gpu006 is still degraded" \
+  test "$("$FABRICFIT" health --json --conf "$conf" --snapshot "$lab/fabric.snapshot" | jq -c '[.nvlink[] | [.host, .state]]')" = '[["gpu002","failing"],["gpu006","degraded"]]'
+mv "$TEST_TMPDIR/gpu006.report" "$reports/gpu006"
 
 # --- (d) HealthDrain=yes: a failing NVLink drains, a degraded one does not; healed, resumed.
 printf 'HealthDrain=yes\nHealthDrainMax=2\n' >> "$conf"

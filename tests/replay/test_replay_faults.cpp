@@ -124,6 +124,32 @@ TEST(HealthAvoidance, FailingPartsNeverDegradedPartsWhenSomethingElseFits) {
   EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {8}}, health), PartHealth::Healthy);
 }
 
+TEST(HealthAvoidance, AOneHostJobThatMustSpreadOffAFailingNvlinkKeepsOffFailingHcasToo) {
+  // 8 GPUs on as few hosts as hold them. Host 0 (8 free) is the one-host choice, and its
+  // NVLink fails; hosts 1-3 have 4 free each, so the job spreads over two of them, and host
+  // 2's HCA link flaps. Off host 0 alone the policy's pick takes host 2 (checked below):
+  // the rule must then keep it off host 2 too, not give up (health=waits).
+  TwoGroups c;
+  c.gpus.free = {8, 4, 4, 4};
+  auto tree = make_policy("tree");
+  const JobRequest eight{.min_nodes = 1, .total_gpus = 8, .pattern = CommPattern{}};
+  FabricHealthView health;
+  health.host_link = {PartHealth::Healthy, PartHealth::Healthy, PartHealth::Failing, PartHealth::Healthy};
+  health.nvlink = {PartHealth::Failing, PartHealth::Healthy, PartHealth::Healthy, PartHealth::Healthy};
+  const PlacementContext ctx{c.index, c.gpus, c.frag};
+  ASSERT_EQ(tree->place(ctx, eight)->hosts, std::vector<int>{0});
+  const std::vector<std::uint8_t> off_host0 = {0, 1, 1, 1};
+  const auto spread = tree->place(PlacementContext{c.index, c.gpus, c.frag, off_host0}, eight);
+  ASSERT_TRUE(spread);
+  ASSERT_NE(std::ranges::find(spread->hosts, 2), spread->hosts.end())
+      << "the case needs the pick to take host 2";
+  HealthAvoidance what;
+  const auto a = place_keeping_off_unhealthy(*tree, ctx, eight, health, &what);
+  ASSERT_TRUE(a) << "waits_for_healthy=" << what.waits_for_healthy;
+  EXPECT_EQ(a->hosts, (std::vector<int>{1, 3}));
+  EXPECT_TRUE(what.kept_off);
+}
+
 TEST(ReplayFaults, AFlappingHostLinkByHand) {
   // One 2-host job of 10,000 s on 2 groups of 2 hosts. Host 0's link flaps from t = 100 for
   // 7,200 s, dropping every 1,800 s: at 100, 1,900, 3,700 and 5,500; a sweep sees it 300 s

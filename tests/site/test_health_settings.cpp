@@ -16,6 +16,7 @@ TEST(HealthSettings, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(c.health.leave_sweeps, 3);
   EXPECT_TRUE(c.health_file.empty());
   EXPECT_TRUE(c.nvlink_report.empty()) << "no NVLink health unless the site says where the reports are";
+  EXPECT_EQ(c.nvlink_report_max_age_s, 3600);
 }
 
 TEST(HealthSettings, KeysSetTheirThresholds) {
@@ -23,7 +24,7 @@ TEST(HealthSettings, KeysSetTheirThresholds) {
       "HealthSymbolBer=1e-14\nhealthflapcount=3\nHealthFlapWindow=600\nHealthCongestionShare=0.25\n"
       "HealthLinkErrorsPerHour=0\nHealthPacketErrorsPerHour=100\nHealthEnterSweeps=1\nHealthLeaveSweeps=5\n"
       "HealthSweepTimeout=20\nHealthQueryTimeout=250\nHealthFile=/srv/ff/fabric.health\n"
-      "NvlinkReport=/srv/ff/nvlink\n",
+      "NvlinkReport=/srv/ff/nvlink\nNvlinkReportMaxAge=0\n",
       "x");
   EXPECT_EQ(c.health.symbol_ber, 1e-14);
   EXPECT_EQ(c.health.flap_count, 3);
@@ -37,9 +38,12 @@ TEST(HealthSettings, KeysSetTheirThresholds) {
   EXPECT_EQ(c.health.query_timeout_ms, 250);
   EXPECT_EQ(c.health_file, "/srv/ff/fabric.health");
   EXPECT_EQ(c.nvlink_report, "/srv/ff/nvlink");
+  EXPECT_EQ(c.nvlink_report_max_age_s, 0);
 }
 
 TEST(HealthSettings, BadValuesNameFileLineAndReason) {
+  EXPECT_EQ(config_error("NvlinkReportMaxAge=soon\n"),
+            "fabricfit.conf:1: NvlinkReportMaxAge=soon is not a number of seconds from 0 to 604800");
   EXPECT_EQ(config_error("\nHealthCongestionShare=1.5\n"),
             "fabricfit.conf:2: HealthCongestionShare=1.5 is not a number from 0 to 1");
   EXPECT_EQ(config_error("HealthFlapCount=0\n"),

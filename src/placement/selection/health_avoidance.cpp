@@ -60,7 +60,8 @@ std::optional<Allocation> place_keeping_off_unhealthy(PlacementPolicy& policy, c
   // keeps a job inside one group when it can, so a split it chose had no such option).
   const auto place_off = [&](PartHealth level) -> std::optional<Allocation> {
     std::vector<std::uint8_t> mask(index.host_count(), 1);
-    // A one-host placement crosses only its host's NVLink: do not mask hosts for their HCA.
+    // A one-host placement crosses only its host's NVLink: hosts are first masked for that
+    // alone; a request that may span hosts and then did is masked for their HCA links too.
     const bool one_host = plain->hosts.size() < 2;
     for (int h = 0; h < index.host_count(); ++h) {
       mask[h] = ctx.may_use(h) && (one_host ? at(health.nvlink, h) : health.host(h)) < level;
@@ -69,6 +70,11 @@ std::optional<Allocation> place_keeping_off_unhealthy(PlacementPolicy& policy, c
     c.allowed = mask;
     auto a = policy.place(c, request);
     if (a && worst_crossed(index, *a, health) < level) return a;
+    if (one_host && a && a->hosts.size() > 1) {
+      for (int h = 0; h < index.host_count(); ++h) mask[h] = mask[h] && health.host(h) < level;
+      a = policy.place(c, request);
+      if (a && worst_crossed(index, *a, health) < level) return a;
+    }
     for (int h = 0; h < index.host_count(); ++h) {
       if (at(health.uplinks, index.leaf_group_of(h)) >= level) mask[h] = 0;
     }

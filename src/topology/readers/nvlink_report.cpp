@@ -10,6 +10,8 @@
 #include <map>
 #include <system_error>
 
+#include <sys/stat.h>
+
 #include "common/atomic_file.hpp"
 #include "common/iequals.hpp"
 
@@ -205,6 +207,12 @@ class HostReader {
   std::map<std::string, int> key_line_;  // Fabric key of the current GPU -> its line
 };
 
+// A file's modification time in Unix seconds; 0 when it cannot be read.
+std::int64_t mtime_of(const std::filesystem::path& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_mtime) : 0;
+}
+
 bool host_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
 }
@@ -262,7 +270,10 @@ NvlinkReport load_nvlink_report(const std::filesystem::path& path) {
     if (!read_whole_file(path.c_str(), text)) {
       throw NvlinkReportError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
     }
-    return parse_nvlink_report(text, path.string());
+    NvlinkReport out = parse_nvlink_report(text, path.string());
+    const std::int64_t written = mtime_of(path);
+    for (NvlinkHostReport& h : out.hosts) h.mtime_unix = written;
+    return out;
   }
   std::vector<std::filesystem::path> files;
   for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
@@ -289,6 +300,7 @@ NvlinkReport load_nvlink_report(const std::filesystem::path& path) {
       throw NvlinkReportError(fmt::format("{}: cannot read: {}", f.string(), std::strerror(errno)));
     }
     out.hosts.push_back(parse_nvlink_host_report(text, host, f.string()));
+    out.hosts.back().mtime_unix = mtime_of(f);
   }
   return out;
 }

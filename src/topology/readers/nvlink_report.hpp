@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Each node's own report of its NVLink fabric: the "Fabric" section that `nvidia-smi -q`
 // prints for every GPU (NVML's nvmlDeviceGetGpuFabricInfo), read into per-host GPU records
-// for `fabricfit discover --nvlink-report`. docs/fabric-model.md, "NVLink domains".
+// for `fabricfit discover --nvlink-report` (the domains) and `fabricfit health --sweep`
+// (their health, health/nvlink_health.hpp). docs/fabric-model.md, "NVLink domains".
 //   GPU 00000009:01:00.0
 //       Fabric
 //           State                             : Completed
@@ -64,10 +65,11 @@ struct NvlinkGpuFabric {
 };
 
 struct NvlinkHostReport {
-  std::string host;        // as pdsh printed it, or the file's name
-  std::string file;        // where its lines are, for messages
-  int line = 0;            // its first line there
-  std::string first_text;  // its first non-blank line (what a failed nvidia-smi said)
+  std::string host;             // as pdsh printed it, or the file's name
+  std::string file;             // where its lines are, for messages
+  int line = 0;                 // its first line there
+  std::string first_text;       // its first non-blank line (what a failed nvidia-smi said)
+  std::int64_t mtime_unix = 0;  // when its file was last written (load_nvlink_report); 0: unknown
   std::vector<NvlinkGpuFabric> gpus;
 };
 
