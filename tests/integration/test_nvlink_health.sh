@@ -18,7 +18,9 @@
 #  (c) a garbled report: the sweep exits 1 naming the file and line, the NVLink states
 #      stand; a report that is gone keeps its host's state;
 #  (d) HealthDrain=yes drains gpu002 (Reason names the GPU and the fault), not gpu006, and
-#      resumes gpu002 once its report is healthy again.
+#      resumes gpu002 once its report is healthy again;
+#  (e) HealthMaxAge: after a reconfigure to 15 s and no sweep, slurmctld logs the file stale
+#      and the 2-GPU job it held off the failing tray runs there.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/lib.sh
@@ -148,6 +150,27 @@ check "(d) gpu002's report healthy again: it is resumed" grep -qF "fabricfit: re
 check "(d) nothing is drained now ($(drained_nodes))" test -z "$(drained_nodes)"
 check "(d) fabricfit health lists only gpu006" \
   test "$("$FABRICFIT" health --json --conf "$conf" --snapshot "$lab/fabric.snapshot" | jq -c '[.nvlink[].host]')" = '["gpu006"]'
+
+# --- (e) HealthMaxAge: a file no sweep has refreshed for longer is ignored (the sweeps
+# stopped: its states are no longer news), and what it held back runs.
+report gpu002 "$fx/health/gpu003"
+lab_sim "$FABRICFIT" health --sweep --quiet --no-drain --conf "$conf" --snapshot "$lab/fabric.snapshot" \
+  > "$simdir/sweep-e.out" 2>&1
+check "(e) gpu002 failing again (swept without draining)" \
+  test "$("$FABRICFIT" health --json --conf "$conf" --snapshot "$lab/fabric.snapshot" | jq -c '[.nvlink[] | [.host, .state]]')" = '[["gpu002","failing"],["gpu006","degraded"]]'
+all_but gpu002 || done_testing
+e=$(submit -N 1 --gpus-per-node=2 --wrap 'sleep 300')
+check "(e) a 2-GPU job that only fits on gpu002 waits" \
+  wait_for 20 grep -q "fabricfit: JobId=$e waits: only placements across a failing link fit now (health=waits)" "$ctld_log"
+sed -i 's/^HealthMaxAge=.*/HealthMaxAge=15/' "$conf"
+starts=$(grep -c "Running as primary controller" "$ctld_log")
+scontrol reconfigure > /dev/null
+wait_for 30 bash -c '[ "$(grep -c "Running as primary controller" "$1")" -gt "$2" ] && scontrol ping > /dev/null' \
+  _ "$ctld_log" "$starts"
+check "(e) HealthMaxAge=15 after reconfigure: the file is logged stale once no sweep refreshed it" \
+  wait_for 40 grep -q "fabricfit: health file $health is stale (last sweep [0-9]*s ago, HealthMaxAge=15): ignored" "$ctld_log"
+check "(e) ... and the job it held back runs" wait_for 30 job_running "$e"
+check "(e) ... on gpu002 ($(job_nodes "$e"))" test "$(job_nodes "$e")" = gpu002
 check "slurmctld is still running" bash -c "scontrol ping | grep -q 'is UP'"
 lab_clear_jobs 8
 done_testing
