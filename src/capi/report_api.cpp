@@ -133,9 +133,9 @@ int ff_engine_topology(const ff_engine_t* engine, const int* free_gpus, const in
   return guarded(err, err_len, [&] {
     std::vector<std::string> only;
     if (node_list != nullptr && node_list[0] != '\0') only = fabricfit::expand_hostlist(node_list);
-    const std::string text = fabricfit::topology_text(engine->snapshot.fabric, engine->snapshot.info,
-                                                      gpu_state(engine, free_gpus, total_gpus), only,
-                                                      static_cast<std::int64_t>(std::time(nullptr)));
+    const std::string text = fabricfit::topology_text(
+        engine->snapshot.fabric, engine->snapshot.info, gpu_state(engine, free_gpus, total_gpus), only,
+        static_cast<std::int64_t>(std::time(nullptr)), &engine->health);
     fit_or_throw(text, out_len);
     copy_out(text, out, out_len);
   });

@@ -52,7 +52,8 @@ std::string fallback_record(std::string_view pattern, std::string_view reason) {
 }
 
 std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const GpuState& gpus,
-                          const std::vector<std::string>& only, std::int64_t now_unix) {
+                          const std::vector<std::string>& only, std::int64_t now_unix,
+                          const FabricHealthView* health) {
   std::set<int> groups;
   if (only.empty()) {
     for (std::size_t g = 0; g < fabric.leaf_groups.size(); ++g) groups.insert(static_cast<int>(g));
@@ -113,9 +114,13 @@ std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const 
     if (std::ranges::none_of(under, [&](int g) { return groups.contains(g); })) continue;
     std::vector<std::string> names;
     std::vector<std::string> group_names;
-    int free = 0, total = 0, whole = 0;
+    int free = 0, total = 0, whole = 0, failing = 0, degraded = 0;
     for (int h : d.hosts) {
       names.push_back(fabric.hosts[static_cast<std::size_t>(h)].name);
+      if (health != nullptr && static_cast<std::size_t>(h) < health->nvlink.size()) {
+        failing += health->nvlink[h] == PartHealth::Failing ? 1 : 0;
+        degraded += health->nvlink[h] == PartHealth::Degraded ? 1 : 0;
+      }
       if (static_cast<std::size_t>(h) < gpus.total.size()) {
         free += gpus.free[h];
         total += gpus.total[h];
@@ -123,9 +128,11 @@ std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const 
       }
     }
     for (int g : under) group_names.push_back(one_word(fabric.leaf_groups[static_cast<std::size_t>(g)].name));
-    out += fmt::format("NvlinkDomain={} Hosts={} FreeGpus={}/{} WholeFreeHosts={} LeafGroups={}\n",
-                       one_word(d.name), compress_hostlist(names), free, total, whole,
-                       fmt::join(group_names, ","));
+    out +=
+        fmt::format("NvlinkDomain={} Hosts={} FreeGpus={}/{} WholeFreeHosts={} LeafGroups={}{}{}\n",
+                    one_word(d.name), compress_hostlist(names), free, total, whole,
+                    fmt::join(group_names, ","), failing > 0 ? fmt::format(" NvlinkFailing={}", failing) : "",
+                    degraded > 0 ? fmt::format(" NvlinkDegraded={}", degraded) : "");
   }
   // The leaf group a degraded link touches, so that a client can filter the text.
   std::map<std::string, std::string> group_of_leaf;

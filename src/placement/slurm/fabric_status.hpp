@@ -13,6 +13,7 @@
 #include "placement/fragmentation.hpp"
 #include "placement/gpu_state.hpp"
 #include "placement/locality_index.hpp"
+#include "placement/selection/health_avoidance.hpp"
 #include "topology/fabric.hpp"
 #include "topology/snapshot.hpp"
 
@@ -37,9 +38,12 @@ namespace fabricfit {
 // The fabric in Slurm's Key=Value style, one line per item: a summary (origin, snapshot
 // age), every leaf group (hosts as a Slurm hostlist, free GPUs, uplinks, capacity,
 // oversubscription, pod), every pod and every degraded link. With `only` (node names),
-// just the leaf groups of those nodes, their pods and their degraded links.
+// just the leaf groups of those nodes, their pods and their degraded links. With `health`
+// (the health file's view placement uses), each NVLink domain's line counts its hosts
+// whose NVLink is failing or degraded (NvlinkFailing=, NvlinkDegraded=, when not 0).
 [[nodiscard]] std::string topology_text(const Fabric& fabric, const SnapshotInfo& info, const GpuState& gpus,
-                                        const std::vector<std::string>& only, std::int64_t now_unix);
+                                        const std::vector<std::string>& only, std::int64_t now_unix,
+                                        const FabricHealthView* health = nullptr);
 
 // The lines of a topology_text() that concern `nodes` (what topology_text(..., nodes, ...)
 // gives), for a client that has the text but not the fabric: `scontrol show topology NODES`

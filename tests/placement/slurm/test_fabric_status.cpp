@@ -151,6 +151,22 @@ TEST(TopologyText, NvlinkDomainsWithTheirFreeGpusUnderTheGroupsShown) {
   EXPECT_EQ(topology_text(f, SnapshotInfo{}, gpus, {"gpu010"}, 0).find("NvlinkDomain="), std::string::npos);
   // No domains: no count and no lines.
   EXPECT_EQ(topology_text(fabric(), SnapshotInfo{}, gpus, {}, 0).find("NvlinkDomain"), std::string::npos);
+  // With the health view: the hosts of each domain whose NVLink fails or is degraded.
+  FabricHealthView health;
+  health.nvlink.assign(f.hosts.size(), PartHealth::Healthy);
+  health.nvlink[at("gpu002")] = PartHealth::Failing;
+  health.nvlink[at("gpu005")] = PartHealth::Degraded;
+  health.nvlink[at("gpu006")] = PartHealth::Degraded;
+  const auto sick = topology_text(f, SnapshotInfo{}, gpus, {}, 0, &health);
+  EXPECT_NE(sick.find(fmt::format("WholeFreeHosts=1 LeafGroups={} NvlinkFailing=1\n", f.leaf_groups[0].name)),
+            std::string::npos)
+      << sick;
+  EXPECT_NE(
+      sick.find(fmt::format("WholeFreeHosts=2 LeafGroups={} NvlinkDegraded=2\n", f.leaf_groups[1].name)),
+      std::string::npos)
+      << sick;
+  EXPECT_EQ(filter_topology_text(sick, {"gpu007"}),
+            topology_text(f, SnapshotInfo{}, gpus, {"gpu007"}, 0, &health));
 }
 
 TEST(TopologyText, AClientFiltersThePackedTextAsTheControllerWould) {
