@@ -377,6 +377,14 @@ const char* ff_wait_book_reason(const ff_wait_book_t* book, uint32_t job_id);
 /* The earliest time a wait ends (0: none); any thread. */
 long ff_wait_book_next_end(const ff_wait_book_t* book);
 unsigned ff_wait_book_count(const ff_wait_book_t* book);
+/*
+ * The job is held pending for `reason` (only placements across failing links fit, no NVLink
+ * domain has room): ff_wait_book_begin shows it as it shows the waits' reasons, until
+ * ff_wait_book_after sees the job placed outside a trial, or it leaves the queue. Nothing
+ * is reserved for it.
+ */
+int ff_wait_book_note(ff_wait_book_t* book, uint32_t job_id, const char* reason);
+unsigned ff_wait_book_notes(const ff_wait_book_t* book); /* jobs noted */
 
 /*
  * The split jobs running now, which placement and the locality wait price a split beside (peak uplink

@@ -63,6 +63,7 @@ int ff_wait_book_begin(ff_wait_book_t* book, const ff_evaluated_job_t* job, doub
     const auto b = book->book.begin(evaluated(*job), static_cast<std::int64_t>(now), table_size, offered_size,
                                     lookup_of(find, ctx));
     for (const auto* w : b.remind) show(ctx, w->job_id, w->reason.c_str());
+    for (const auto* n : b.remind_notes) show(ctx, n->job_id, n->reason.c_str());
     for (const int node : b.taken) take(ctx, node);
     *out = ff_wait_begin_t{.decide_afresh = b.decide_afresh ? 1 : 0,
                            .may_run = b.may_run ? 1 : 0,
@@ -118,6 +119,15 @@ long ff_wait_book_next_end(const ff_wait_book_t* book) {
 
 unsigned ff_wait_book_count(const ff_wait_book_t* book) {
   return book != nullptr ? static_cast<unsigned>(book->book.size()) : 0;
+}
+
+int ff_wait_book_note(ff_wait_book_t* book, uint32_t job_id, const char* reason) {
+  if (book == nullptr || reason == nullptr) return FF_EINTERNAL;
+  return guarded(nullptr, 0, [&] { book->book.note(job_id, reason); });
+}
+
+unsigned ff_wait_book_notes(const ff_wait_book_t* book) {
+  return book != nullptr ? static_cast<unsigned>(book->book.notes()) : 0;
 }
 
 }  // extern "C"

@@ -253,6 +253,15 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 		/* No nodes now: the job stays pending until a placement off failing links fits. */
 		_log_decision(ctx, topo_eval, candidates, read ? &request.pattern : NULL,
 			      SLURM_ERROR, note);
+		/* Its reason, shown again by the next evaluations (select_nodes() resets it). */
+		if (!test_only &&
+		    ff_wait_book_note(
+			ctx->waits.book, topo_eval->job_ptr->job_id,
+			strstr(note, "domain=waits")
+			    ? "Waiting for an NVLink domain with room (fabricfit domain=waits)"
+			    : "Waiting for hosts off failing links or NVLink (fabricfit "
+			      "health=waits)") != FF_OK)
+			error("fabricfit: %pJ: no memory to note why it waits", topo_eval->job_ptr);
 		if (!_first_log(ctx, topo_eval->job_ptr))
 			;
 		else if (strstr(note, "domain=waits"))

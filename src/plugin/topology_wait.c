@@ -146,7 +146,7 @@ extern bool ffg_wait_begin(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bool test
 	char err[256] = "";
 	int *required;
 
-	if (!ff_wait_book_count(ctx->waits.book))
+	if (!ff_wait_book_count(ctx->waits.book) && !ff_wait_book_notes(ctx->waits.book))
 		return true;
 	job = _evaluated(job_ptr, test_only, &required);
 	if (ff_wait_book_begin(ctx->waits.book, &job, (double)time(NULL), node_record_count,

@@ -162,6 +162,12 @@ all_but gpu002 || done_testing
 e=$(submit -N 1 --gpus-per-node=2 --wrap 'sleep 300')
 check "(e) a 2-GPU job that only fits on gpu002 waits" \
   wait_for 20 grep -q "fabricfit: JobId=$e waits: only placements across a failing link fit now (health=waits)" "$ctld_log"
+# Another pending job (its node is busy): each evaluation of it shows the held job's reason
+# again, which Slurm resets to Resources whenever it cannot start the job.
+g=$(submit -w gpu001 --gpus-per-node=8 --wrap 'sleep 300')
+check "(e) the held job's reason says why ($(squeue -h -j "$e" -o %R))" \
+  wait_for 20 bash -c '[ "$(squeue -h -j "$1" -o %R)" = "(Waiting for hosts off failing links or NVLink (fabricfit health=waits))" ]' _ "$e"
+scancel "$g"
 sed -i 's/^HealthMaxAge=.*/HealthMaxAge=15/' "$conf"
 starts=$(grep -c "Running as primary controller" "$ctld_log")
 scontrol reconfigure > /dev/null

@@ -89,6 +89,10 @@ check "(a) the 2-node job $b waits, though 4 hosts are free (one in each domain)
 check "(a) slurmctld logged why" \
   wait_for 10 grep -q "fabricfit: JobId=$b waits: no NVLink domain holds it now (domain=waits)" "$ctld_log"
 check "(b) the --segment=2 job $s waits too" test "$(job_state "$s")" = PENDING
+# Slurm resets a job it cannot start to Resources; each evaluation of the other pending job
+# shows this one's reason again.
+check "(a) its reason says why ($(squeue -h -j "$b" -o %R))" \
+  wait_for 20 bash -c '[ "$(squeue -h -j "$1" -o %R)" = "(Waiting for an NVLink domain with room (fabricfit domain=waits))" ]' _ "$b"
 "$FABRICFIT" explain "$b" --conf "$lab/fabricfit.conf" > "$TEST_TMPDIR/explain.txt" 2>&1
 check "(a) fabricfit explain says why it waits, and what tree and block would do" \
   bash -c 'grep -q "^fabricfit.s choice on the GPUs free now: none: no NVLink domain (or set of them) holds it (domain=waits)" "$1" &&

@@ -34,7 +34,17 @@ bool WaitBook::forget(std::uint32_t job_id) {
   return true;
 }
 
+void WaitBook::note(std::uint32_t job_id, std::string reason) {
+  const auto it = std::ranges::find(notes_, job_id, &WaitNote::job_id);
+  if (it != notes_.end()) {
+    it->reason = std::move(reason);
+  } else {
+    notes_.push_back({job_id, std::move(reason)});
+  }
+}
+
 void WaitBook::clear() {
+  notes_.clear();
   waits_.clear();
   note_next_end();
 }
@@ -56,6 +66,12 @@ bool WaitBook::prune(std::int64_t now, int table_size, const Lookup& lookup) {
 WaitBook::Begin WaitBook::begin(const EvaluatedJob& job, std::int64_t now, int table_size, int offered_size,
                                 const Lookup& lookup) {
   Begin out;
+  std::erase_if(notes_, [&](const WaitNote& n) {
+    const auto waiting = lookup(n.job_id);
+    return !waiting || !waiting->pending;
+  });
+  for (const auto& n : notes_)
+    if (n.job_id != job.job_id) out.remind_notes.push_back(&n);
   if (waits_.empty()) return out;
   out.schedule = prune(now, table_size, lookup);
   const LocalityWait* self = find(job.job_id);
@@ -84,6 +100,8 @@ WaitBook::Begin WaitBook::begin(const EvaluatedJob& job, std::int64_t now, int t
 
 WaitBook::Step WaitBook::after(const EvaluatedJob& job, bool placed, unsigned hosts,
                                const std::function<unsigned()>& leaf_groups) {
+  // A noted job Slurm's evaluator accepted now starts: it shows its note no more.
+  if (!job.test_only) std::erase_if(notes_, [&](const WaitNote& n) { return n.job_id == job.job_id; });
   const LocalityWait* wait = find(job.job_id);
   const bool waits = wait != nullptr;
   // A wide job waits for the fewest groups, the others for one: at most that many is where

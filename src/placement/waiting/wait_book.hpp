@@ -10,7 +10,9 @@
 // - a job held to wait is decided afresh by each evaluation, and backfill's trials of it
 //   keep to the decision while it spans more groups than it waits for;
 // - a job that lands in as few leaf groups as it waits for (one, for most), or that
-//   fabricfit does not place, waits no more.
+//   fabricfit does not place, waits no more;
+// - a job held for another reason (a placement off failing links, a domain with room) is
+//   only noted: its reason is shown like a wait's until it is placed or leaves the queue.
 // Whether a split job should wait at all is wait_decision.hpp's; this book only keeps the
 // answer. Nodes are slots of the controller's node table, so the book outlives snapshots.
 // Not locked: the controller uses it under its job write lock; next_end() alone may be
@@ -54,17 +56,25 @@ struct LocalityWait {
   std::string reason;         // what the job shows while it waits
 };
 
+// A job held pending for another reason than locality (only placements across failing
+// links fit, no NVLink domain has room): what it shows, nothing reserved.
+struct WaitNote {
+  std::uint32_t job_id = 0;
+  std::string reason;
+};
+
 class WaitBook {
  public:
   using Lookup = std::function<std::optional<QueuedJob>(std::uint32_t job_id)>;
 
   // Before an evaluation: what it must take into account.
   struct Begin {
-    bool decide_afresh = false;               // the job waits: this evaluation may start it
-    bool may_run = true;                      // false: it requires (-w) a node reserved for a wait ahead
-    bool schedule = false;                    // a wait reached its time with its job pending
-    std::vector<int> taken;                   // slots to take from the job's candidates
-    std::vector<const LocalityWait*> remind;  // waits whose job should show its reason
+    bool decide_afresh = false;                 // the job waits: this evaluation may start it
+    bool may_run = true;                        // false: it requires (-w) a node reserved for a wait ahead
+    bool schedule = false;                      // a wait reached its time with its job pending
+    std::vector<int> taken;                     // slots to take from the job's candidates
+    std::vector<const LocalityWait*> remind;    // waits whose job should show its reason
+    std::vector<const WaitNote*> remind_notes;  // noted jobs that should show theirs
   };
   // `table_size` is the node table's size now, `offered_size` the candidates' map size.
   [[nodiscard]] Begin begin(const EvaluatedJob& job, std::int64_t now, int table_size, int offered_size,
@@ -90,6 +100,10 @@ class WaitBook {
             std::string reason, unsigned leaf_groups = 1);
   // The job waits no more; false when it did not wait.
   bool forget(std::uint32_t job_id);
+  // The job is held pending for `reason` (WaitNote), shown as the waits' reasons are until
+  // it is placed (after(), not in a trial) or leaves the queue.
+  void note(std::uint32_t job_id, std::string reason);
+  [[nodiscard]] std::size_t notes() const { return notes_.size(); }
   // Waits that ended: their job left the queue, started, reached the wait's time, or the
   // node table changed. True when one of them reached its time with its job pending (the
   // controller should schedule now: nothing else would before its next periodic pass).
@@ -108,6 +122,7 @@ class WaitBook {
  private:
   void note_next_end();
   std::vector<LocalityWait> waits_;
+  std::vector<WaitNote> notes_;
   std::atomic<std::int64_t> next_end_{0};
 };
 

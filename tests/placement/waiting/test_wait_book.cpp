@@ -219,3 +219,39 @@ TEST(WaitBook, AfterAnEvaluation) {
     EXPECT_EQ(b.book.find(10), nullptr);
   }
 }
+
+TEST(WaitBook, ANotedJobShowsItsReasonUntilPlacedOrGoneAndReservesNothing) {
+  WaitBook book;
+  Queue queue;
+  queue.jobs[20] = {.pending = true, .priority = 100};
+  queue.jobs[21] = {.pending = true, .priority = 50};
+  book.note(20, "Waiting for hosts off failing links or NVLink (fabricfit health=waits)");
+  EXPECT_EQ(book.size(), 0u) << "a note is no locality wait";
+  EXPECT_EQ(book.notes(), 1u);
+  // Another job's evaluation shows it; it takes nothing from that job.
+  auto begin = book.begin(job(21, 50), 1000, kTable, kTable, queue.lookup());
+  ASSERT_EQ(begin.remind_notes.size(), 1u);
+  EXPECT_EQ(begin.remind_notes[0]->job_id, 20u);
+  EXPECT_EQ(begin.remind_notes[0]->reason,
+            "Waiting for hosts off failing links or NVLink (fabricfit health=waits)");
+  EXPECT_TRUE(begin.taken.empty());
+  EXPECT_TRUE(begin.may_run);
+  // Its own evaluation does not remind it of itself, and noting again replaces the reason.
+  EXPECT_TRUE(book.begin(job(20, 100), 1000, kTable, kTable, queue.lookup()).remind_notes.empty());
+  book.note(20, "Waiting for an NVLink domain with room (fabricfit domain=waits)");
+  EXPECT_EQ(book.notes(), 1u);
+  EXPECT_EQ(book.begin(job(21, 50), 1000, kTable, kTable, queue.lookup()).remind_notes[0]->reason,
+            "Waiting for an NVLink domain with room (fabricfit domain=waits)");
+  // A backfill trial that places it keeps the note; a placement outside a trial ends it.
+  EvaluatedJob trial = job(20, 100);
+  trial.test_only = trial.backfill_test = true;
+  (void)book.after(trial, true, 2, [] { return 1U; });
+  EXPECT_EQ(book.notes(), 1u);
+  (void)book.after(job(20, 100), true, 2, [] { return 1U; });
+  EXPECT_EQ(book.notes(), 0u);
+  // A noted job that leaves the queue (cancelled, or no longer pending) is dropped.
+  book.note(21, "Waiting for hosts off failing links or NVLink (fabricfit health=waits)");
+  queue.jobs[21].pending = false;
+  EXPECT_TRUE(book.begin(job(22, 10), 1000, kTable, kTable, queue.lookup()).remind_notes.empty());
+  EXPECT_EQ(book.notes(), 0u);
+}
