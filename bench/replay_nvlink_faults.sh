@@ -4,8 +4,8 @@
 # fails (a route unhealthy: every job whose GPUs talk over it fails, again every
 # flap-every until repaired), fabricfit, which keeps the jobs that cross a tray's NVLink off
 # it once a health sweep has read the tray's report, against Slurm's topology/block, blind
-# to it; and both again with every failing tray drained once seen (a site's health check,
-# or fabricfit's HealthDrain=yes), which is what block has at best. The 2:1 fabric of
+# to it; and both again with every failing tray drained once seen, with no cap (a site's
+# health check; fabricfit's HealthDrain=yes caps at HealthDrainMax), block's best case. The 2:1 fabric of
 # bench/replay_nvl72.sh, a stream per seed (bench/nvl72_stream.py), ratios seed by seed.
 #   bench/replay_nvlink_faults.sh [FABRICFIT_BINARY] [OUT] [--update-docs]
 # Writes OUT/<run>-s<SEED>.json and OUT/nvlink-faults.md; --update-docs replaces the block

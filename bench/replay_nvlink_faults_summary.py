@@ -48,8 +48,10 @@ print(f"Produced by `bench/replay_nvlink_faults.sh` in {elapsed} s on the shared
       "day for 6 h (repaired), dropping every job whose GPUs talk over it (multi-host jobs, and one-host jobs of "
       "more than one GPU) at once and every 1,800 s after; a sweep reads it 300 s after it begins and ends; a "
       "failed job restarts from its last hourly checkpoint. *not drained*: block never knows; fabricfit keeps "
-      "jobs off what the sweeps saw. *drained*: every failing tray a sweep saw is drained for both (a site's "
-      "health check, or HealthDrain=yes). GPU-hours lost: a run's GPU-hours less the same policy's on the same stream "
+      "jobs off what the sweeps saw. *drained*: every failing tray a sweep saw is drained for both, with no cap "
+      "(a site's health check; fabricfit's HealthDrain=yes drains at most HealthDrainMax, 2 by default). "
+      "Episodes are counted up to each run's end (the same plan for both: a longer run sees more); kept off "
+      "counts decisions, not jobs. GPU-hours lost: a run's GPU-hours less the same policy's on the same stream "
       "with no faults. Ratios are fabricfit / block stream by stream: mean [95 % interval].\n")
 for r in rates.split():
     blind, drained = read(f"r{r}-blind"), read(f"r{r}-drain")
@@ -70,10 +72,11 @@ for r in rates.split():
                   f"{iv_text(ratios(ffr, blk, 'lost')) if mine else '1'} | "
                   f"{iv_text(ratios(ffr, blk, 'md_jct')) if mine else '1'} | "
                   f"{iv_text(ratios(ffr, blk, 'in_jct')) if mine else '1'} |")
-    dff, dblk = drained.get("fabricfit", {}), blind.get("block", {})
+    block_blind, block_drained = blind.get("block", {}), drained.get("block", {})
     print()
-    print(f"- fabricfit not drained against block drained: jobs failed {iv_text(ratios(blind['fabricfit'], drained.get('block', {}), 'failed'))}, "
-          f"GPU-hours lost {iv_text(ratios(blind['fabricfit'], drained.get('block', {}), 'lost'))}")
+    print(f"- fabricfit not drained against block drained: jobs failed "
+          f"{iv_text(ratios(blind['fabricfit'], block_drained, 'failed'))}, "
+          f"GPU-hours lost {iv_text(ratios(blind['fabricfit'], block_drained, 'lost'))}")
     print(f"- draining alone, block drained against block not drained: jobs failed "
-          f"{iv_text(ratios(drained.get('block', {}), dblk, 'failed'))}, GPU-hours lost "
-          f"{iv_text(ratios(drained.get('block', {}), dblk, 'lost'))}\n")
+          f"{iv_text(ratios(block_drained, block_blind, 'failed'))}, GPU-hours lost "
+          f"{iv_text(ratios(block_drained, block_blind, 'lost'))}\n")

@@ -5,8 +5,10 @@
 # fabricfit.conf's NvlinkReport=DIR (NVLink health, `fabricfit health --sweep`): writes this node's
 # `nvidia-smi -q` (each GPU's Fabric section says which NVLink domain it joined) to
 # DIR/HOST, HOST being `hostname -s` unless given. DIR is shared (NFS) with the host that
-# runs discover; run this from slurmd's HealthCheckProgram script, a systemd timer or a
-# prolog on every GPU node (docs/admin-guide.md, "NVLink domains").
+# runs discover and the health sweeps; run this on every GPU node from slurmd's
+# HealthCheckProgram script (with HealthCheckNodeState=ANY, so that drained nodes report
+# too) or a systemd timer, not from a prolog, which a drained node never runs
+# (docs/admin-guide.md, "NVLink domains").
 #
 #   nvlink-report.sh DIR [HOST]
 #

@@ -385,6 +385,8 @@ unsigned ff_wait_book_count(const ff_wait_book_t* book);
  */
 int ff_wait_book_note(ff_wait_book_t* book, uint32_t job_id, const char* reason);
 unsigned ff_wait_book_notes(const ff_wait_book_t* book); /* jobs noted */
+/* The job's note goes (each real evaluation decides afresh whether it is still held). */
+void ff_wait_book_unnote(ff_wait_book_t* book, uint32_t job_id);
 
 /*
  * The split jobs running now, which placement and the locality wait price a split beside (peak uplink

@@ -126,6 +126,10 @@ int ff_wait_book_note(ff_wait_book_t* book, uint32_t job_id, const char* reason)
   return guarded(nullptr, 0, [&] { book->book.note(job_id, reason); });
 }
 
+void ff_wait_book_unnote(ff_wait_book_t* book, uint32_t job_id) {
+  if (book != nullptr) book->book.unnote(job_id);
+}
+
 unsigned ff_wait_book_notes(const ff_wait_book_t* book) {
   return book != nullptr ? static_cast<unsigned>(book->book.notes()) : 0;
 }

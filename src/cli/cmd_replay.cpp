@@ -214,7 +214,10 @@ int run_replay(const ReplayCliOptions& opt) {
   report.model = options.model.describe();
   report.demand = to_string(options.model.demand);
   report.routing = to_string(options.model.routing);
-  if (options.faults.any()) report.faults = options.faults.to_string();
+  if (options.faults.any()) {
+    report.faults = options.faults.to_string();
+    if (options.drain_failing) report.faults += " drain-failing";
+  }
   report.segment_nodes = opt.segment;
   report.backfill = opt.backfill;
   report.segment_jobs = static_cast<int>(std::count_if(jobs.begin(), jobs.end(), [&](const TraceJob& job) {
@@ -309,12 +312,15 @@ Action add_replay_command(CLI::App& app) {
   cmd->add_option("--routing", opt->routing,
                   "ecmp (even spread over a bundle's uplinks) or static (destination modulo uplinks)")
       ->capture_default_str();
-  cmd->add_option("--faults", opt->faults,
-                  "Fabric faults: stress, llama3 or none, then key=value overrides (host-flap, uplink-flap, "
-                  "uplink-slow per link-day; slow-keeps; episode, flap-every, detect, checkpoint in s)");
-  cmd->add_flag("--drain-failing", opt->drain_failing,
-                "With --faults: every policy loses a host from when a health sweep sees its HCA link or "
-                "NVLink failing until it sees it healthy (a site's health check draining it)");
+  auto* faults = cmd->add_option(
+      "--faults", opt->faults,
+      "Fabric faults: stress, llama3 or none, then key=value overrides (host-flap, uplink-flap, "
+      "uplink-slow per link-day; slow-keeps; episode, flap-every, detect, checkpoint in s)");
+  auto* drain =
+      cmd->add_flag("--drain-failing", opt->drain_failing,
+                    "With --faults: every policy loses a host from when a health sweep sees its HCA link or "
+                    "NVLink failing until it sees it healthy (a site's health check draining it)");
+  drain->needs(faults);
   cmd->add_flag("--no-runtime-model", opt->no_model,
                 "Every job runs its trace duration whatever its placement");
   cmd->add_option("--seeds", opt->seeds, "Replay seeds seed, seed+1, ...: mean and 95 % interval")

@@ -58,7 +58,12 @@ NvlinkJudgement judge_nvlink(const NvlinkReport& report, const std::vector<Nvlin
   NvlinkJudgement out;
   std::map<std::string, bool, std::less<>> judged;  // hosts with a current report
   for (const NvlinkHostReport& host : report.hosts) {
-    if (host.gpus.empty()) continue;  // no news: as if it had no report
+    // No GPU, or none that says anything of the fabric (N/A, Not Supported): no news, as if
+    // it had no report.
+    if (std::ranges::none_of(host.gpus, [](const NvlinkGpuFabric& g) {
+          return !g.state.empty() && !iequals(g.state, "Not Supported");
+        }))
+      continue;
     if (max_age_s > 0 && host.mtime_unix > 0 && now_unix - host.mtime_unix > max_age_s) {
       out.stale.push_back(host.host);
       continue;

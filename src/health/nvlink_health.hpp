@@ -33,7 +33,8 @@ struct NvlinkJudgement {
 // A GPU whose Fabric State is N/A or Not Supported (no NVSwitch fabric, a driver too old to
 // say) is not judged, nor is a row that prints Not Supported. `since_unix` is kept from
 // `previous` for a host still in the same state, else `now_unix`. A host of `previous` that
-// has no report now, or one listing no GPU (nvidia-smi could not reach the driver), or a
+// has no report now, or one listing no GPU (nvidia-smi could not reach the driver) or none
+// that says anything of the fabric (State N/A or Not Supported), or a
 // report older than `max_age_s` (> 0; by its file's time) keeps its previous state: no
 // news is not a heal.
 [[nodiscard]] NvlinkJudgement judge_nvlink(const NvlinkReport& report,

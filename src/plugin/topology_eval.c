@@ -254,7 +254,7 @@ extern int ffg_eval(ffg_ctx_t *ctx, topology_eval_t *topo_eval)
 		_log_decision(ctx, topo_eval, candidates, read ? &request.pattern : NULL,
 			      SLURM_ERROR, note);
 		/* Its reason, shown again by the next evaluations (select_nodes() resets it). */
-		if (!test_only &&
+		if (!test_only && ctx->waits.book &&
 		    ff_wait_book_note(
 			ctx->waits.book, topo_eval->job_ptr->job_id,
 			strstr(note, "domain=waits")

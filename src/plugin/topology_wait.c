@@ -146,6 +146,10 @@ extern bool ffg_wait_begin(ffg_ctx_t *ctx, topology_eval_t *topo_eval, bool test
 	char err[256] = "";
 	int *required;
 
+	/* A real evaluation decides afresh whether the job is still held for health or a
+	 * domain (ffg_eval notes it again): a note never outlives its cause. */
+	if (!test_only)
+		ff_wait_book_unnote(ctx->waits.book, job_ptr->job_id);
 	if (!ff_wait_book_count(ctx->waits.book) && !ff_wait_book_notes(ctx->waits.book))
 		return true;
 	job = _evaluated(job_ptr, test_only, &required);

@@ -130,7 +130,7 @@ std::vector<FaultEpisode> plan_faults(const LocalityIndex& index, const FaultRat
     draw(out, hosts, rates.host_flap, FaultKind::Flap, FaultTarget::HostLink, h, t0, t1, rates.episode_s);
   }
   for (int h = 0; h < index.host_count(); ++h) {
-    if (!index.domain_of(h)) continue;
+    if (!index.domain_of(h) || index.leaf_group_of(h) < 0) continue;
     draw(out, nvlinks, rates.nvlink_flap, FaultKind::Flap, FaultTarget::Nvlink, h, t0, t1, rates.episode_s);
   }
   for (int l = 0; l < index.leaf_group_count(); ++l) {

@@ -147,6 +147,13 @@ TEST(NvlinkHealth, NoNewsIsNoHealAHostWithoutACurrentReportKeepsItsState) {
   EXPECT_EQ(j.hosts[2], before[1]) << "gpu009 has no report: its state stands";
   EXPECT_EQ(j.hosts[3], before[2]) << "gpu010 listed no GPU: its state stands";
   EXPECT_EQ(j.unreported, (std::vector<std::string>{"gpu009", "gpu010"}));
+  // A report whose GPUs say nothing of the fabric (State N/A) is no news either.
+  NvlinkReport mute;
+  mute.hosts.push_back(
+      parse_nvlink_host_report("GPU 00000008:01:00.0\n    Fabric\n        State : N/A\n", "gpu009", "m"));
+  const NvlinkJudgement k = judge_nvlink(mute, before, 3000);
+  EXPECT_EQ(k.hosts, before) << "gpu009 stays failing; the others have no report at all";
+  EXPECT_EQ(k.unreported, (std::vector<std::string>{"gpu002", "gpu009", "gpu010"}));
   EXPECT_TRUE(j.stale.empty());
 }
 

@@ -43,6 +43,10 @@ void WaitBook::note(std::uint32_t job_id, std::string reason) {
   }
 }
 
+void WaitBook::unnote(std::uint32_t job_id) {
+  std::erase_if(notes_, [&](const WaitNote& n) { return n.job_id == job_id; });
+}
+
 void WaitBook::clear() {
   notes_.clear();
   waits_.clear();
@@ -101,7 +105,7 @@ WaitBook::Begin WaitBook::begin(const EvaluatedJob& job, std::int64_t now, int t
 WaitBook::Step WaitBook::after(const EvaluatedJob& job, bool placed, unsigned hosts,
                                const std::function<unsigned()>& leaf_groups) {
   // A noted job Slurm's evaluator accepted now starts: it shows its note no more.
-  if (!job.test_only) std::erase_if(notes_, [&](const WaitNote& n) { return n.job_id == job.job_id; });
+  if (!job.test_only) unnote(job.job_id);
   const LocalityWait* wait = find(job.job_id);
   const bool waits = wait != nullptr;
   // A wide job waits for the fewest groups, the others for one: at most that many is where

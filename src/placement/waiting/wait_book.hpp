@@ -103,6 +103,8 @@ class WaitBook {
   // The job is held pending for `reason` (WaitNote), shown as the waits' reasons are until
   // it is placed (after(), not in a trial) or leaves the queue.
   void note(std::uint32_t job_id, std::string reason);
+  // Its note goes: an evaluation decides afresh whether it is still held (and notes it again).
+  void unnote(std::uint32_t job_id);
   [[nodiscard]] std::size_t notes() const { return notes_.size(); }
   // Waits that ended: their job left the queue, started, reached the wait's time, or the
   // node table changed. True when one of them reached its time with its job pending (the

@@ -249,6 +249,11 @@ TEST(WaitBook, ANotedJobShowsItsReasonUntilPlacedOrGoneAndReservesNothing) {
   EXPECT_EQ(book.notes(), 1u);
   (void)book.after(job(20, 100), true, 2, [] { return 1U; });
   EXPECT_EQ(book.notes(), 0u);
+  // A real evaluation unnotes it first (it notes it again if it is still held).
+  book.note(20, "Waiting for an NVLink domain with room (fabricfit domain=waits)");
+  book.unnote(20);
+  EXPECT_EQ(book.notes(), 0u);
+  EXPECT_TRUE(book.begin(job(21, 50), 1000, kTable, kTable, queue.lookup()).remind_notes.empty());
   // A noted job that leaves the queue (cancelled, or no longer pending) is dropped.
   book.note(21, "Waiting for hosts off failing links or NVLink (fabricfit health=waits)");
   queue.jobs[21].pending = false;
