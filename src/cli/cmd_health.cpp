@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/health_drain.hpp"
 #include "cli/health_report.hpp"
+#include "common/hostlist.hpp"
 #include "health/collect/health_sweep.hpp"
 #include "health/health_file.hpp"
 #include "health/nvlink_health.hpp"
@@ -66,14 +67,6 @@ bool apply_drains(const DrainPlan& plan) {
   return ok;
 }
 
-// hosts: "a, b, c" (at most 10, then "and N more").
-std::string some(const std::vector<std::string>& hosts) {
-  std::string out;
-  for (std::size_t i = 0; i < hosts.size() && i < 10; ++i) out += (i ? ", " : "") + hosts[i];
-  if (hosts.size() > 10) out += fmt::format(" and {} more", hosts.size() - 10);
-  return out;
-}
-
 // The sweep's NVLink part: `health` gets the hosts of `report` that are not healthy. The
 // last states stand until a report reads whole (one garbled file must not clear a failing
 // host that placement keeps jobs off), and a host without a current report keeps its own.
@@ -100,19 +93,19 @@ bool judge_nvlink_reports(const std::string& report, const SiteConfig& site, con
     fmt::print(
         stderr,
         "fabricfit: NVLink: {} report(s) older than NvlinkReportMaxAge={} s, their last state kept: {}\n",
-        j.stale.size(), site.nvlink_report_max_age_s, some(j.stale));
+        j.stale.size(), site.nvlink_report_max_age_s, compress_hostlist(j.stale));
   }
   if (!j.unreported.empty()) {
     fmt::print(stderr,
                "fabricfit: NVLink: {} host(s) not healthy before with no current report, kept so: {}\n",
-               j.unreported.size(), some(j.unreported));
+               j.unreported.size(), compress_hostlist(j.unreported));
   }
   if (!unknown.empty()) {
     fmt::print(
         stderr,
         "fabricfit: NVLink: {} report(s) of nodes the snapshot has no host of (names as Slurm's and the "
         "fabric's?), placement cannot use them: {}\n",
-        unknown.size(), some(unknown));
+        unknown.size(), compress_hostlist(unknown));
   }
   return true;
 }

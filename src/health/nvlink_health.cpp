@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "common/iequals.hpp"
 
@@ -22,7 +23,7 @@ Finding judge_gpu(const NvlinkGpuFabric& g) {
   const auto note = [&](HealthState s, std::string why, int line) {
     if (s > worst.state) worst = {s, fmt::format("GPU {}: {}", g.gpu, why), line != 0 ? line : g.line};
   };
-  if (g.state.empty() || iequals(g.state, "Not Supported")) return worst;
+  if (!reports_fabric(g)) return worst;
   if (!iequals(g.state, "Completed")) {
     note(HealthState::Down, fmt::format("not registered with the NVLink fabric (Fabric State {})", g.state),
          g.fabric_line);
@@ -56,19 +57,16 @@ NvlinkJudgement judge_nvlink(const NvlinkReport& report, const std::vector<Nvlin
   std::map<std::string, const NvlinkHostStatus*, std::less<>> before;
   for (const NvlinkHostStatus& p : previous) before[p.host] = &p;
   NvlinkJudgement out;
-  std::map<std::string, bool, std::less<>> judged;  // hosts with a current report
+  std::set<std::string, std::less<>> judged;  // hosts with a current report
   for (const NvlinkHostReport& host : report.hosts) {
     // No GPU, or none that says anything of the fabric (N/A, Not Supported): no news, as if
     // it had no report.
-    if (std::ranges::none_of(host.gpus, [](const NvlinkGpuFabric& g) {
-          return !g.state.empty() && !iequals(g.state, "Not Supported");
-        }))
-      continue;
+    if (std::ranges::none_of(host.gpus, reports_fabric)) continue;
     if (max_age_s > 0 && host.mtime_unix > 0 && now_unix - host.mtime_unix > max_age_s) {
       out.stale.push_back(host.host);
       continue;
     }
-    judged[host.host] = true;
+    judged.insert(host.host);
     Finding worst;
     int bad = 0;
     for (const NvlinkGpuFabric& g : host.gpus) {

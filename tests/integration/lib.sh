@@ -321,6 +321,26 @@ lab_sim_cmd() {
 # job_running JOBID: it is RUNNING. job_nodes JOBID: its nodes, "a,b,...".
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
 job_nodes() { scontrol show hostnames "$(job_field "$1" NodeList)" | paste -sd, -; }
+# lab_fill NODE...: a long job on each holding all its GPUs (-w: Slurm's selection places
+# it), running; lab_fill_all_but NODE...: the same on every node but these. GPUS_PER_NODE
+# (8) GPUs each.
+lab_fill() {
+  local n j
+  for n in "$@"; do
+    j=$(sbatch --parsable -o /dev/null -t 30 -w "$n" --gpus-per-node="${GPUS_PER_NODE:-8}" --wrap 'sleep 600')
+    wait_for 20 job_running "$j" || { fail "filler on $n did not start"; return 1; }
+  done
+}
+lab_fill_all_but() {
+  local n keep=" $* " rest=()
+  for n in $(scontrol show hostnames "$(sinfo -h -o %N)"); do
+    [[ $keep == *" $n "* ]] || rest+=("$n")
+  done
+  lab_fill "${rest[@]}"
+}
+# placed_with JOB TEXT: fabricfit's last decision line for JOB (eval_nodes, with a
+# placement=) matches TEXT (a basic regular expression, as grep reads it).
+placed_with() { grep "fabricfit: eval_nodes JobId=$1 " "$ctld_log" | grep "placement=" | tail -1 | grep -q -- "$2"; }
 # node_reason NODE: its Reason as sinfo shows it. drained_nodes: the drained nodes, "a,b".
 node_reason() { sinfo -h -n "$1" -o '%E'; }
 drained_nodes() { sinfo -h -N -t drain -o '%N' | sort -u | paste -sd, -; }

@@ -41,26 +41,8 @@ sweep() {
 }
 submit() { sbatch --parsable -o /dev/null -t 30 "$@"; }
 leaf_of() { echo $(( (10#${1#gpu} - 1) / 4 + 1 )); }
-# busy NODE...: a long whole-node job on each (-w: Slurm's selection places it).
-busy() {
-  local n j
-  for n in "$@"; do
-    j=$(submit -w "$n" --gpus-per-node=8 --wrap 'sleep 600')
-    wait_for 20 job_running "$j" || { fail "filler on $n did not start"; return 1; }
-  done
-}
-# all_but NODE...: every node busy except these.
-all_but() {
-  local n keep=" $* " rest=()
-  for n in $(scontrol show hostnames "$(sinfo -h -o %N)"); do
-    [[ $keep == *" $n "* ]] || rest+=("$n")
-  done
-  busy "${rest[@]}"
-}
 # ring2: a 2-node job (8 GPUs each) that stays running; its id.
 ring2() { submit -N 2 --gpus-per-node=8 --wrap 'sleep 300'; }
-note_of() { grep "fabricfit: eval_nodes JobId=$1 " "$ctld_log" | grep "placement=" | tail -1; }
-placed_with() { note_of "$1" | grep -q -- "$2"; }
 
 lab_sim_attach
 check "the lab's ibsim console and net are there" bash -c "[ -p '$lab/ibsim/console' ] && [ -n '$attach' ]"
@@ -85,7 +67,7 @@ check "(a) the sweep sees gpu002 flapping" \
   bash -c "'$FABRICFIT' health --conf '$lab/fabricfit.conf' --snapshot '$lab/fabric.snapshot' | grep -q '^  gpu002  flapping'"
 check "(a) slurmctld took it: one host failing" \
   wait_for 10 grep -q "fabricfit: placing with health file $health: hosts_failing=1 hosts_degraded=0 leaf_groups_failing=0" "$ctld_log"
-all_but gpu002 gpu003 gpu005 || done_testing
+lab_fill_all_but gpu002 gpu003 gpu005 || done_testing
 a=$(ring2)
 check "(a) the 2-node job $a runs" wait_for 20 job_running "$a"
 check "(a) it is placed off gpu002 (gpu003+gpu005, not gpu002+gpu003 in one group): $(job_nodes "$a")" \
@@ -99,7 +81,7 @@ check "(a) ... on gpu002, placed by fabricfit" \
   wait_for 5 bash -c '[ "$(squeue -h -j "$1" -o %N)" = gpu002 ] && grep "eval_nodes JobId=$1 " "$2" | grep -q "placement=fabricfit"' _ "$b" "$ctld_log"
 scancel "$a" "$b"
 wait_for 30 bash -c "[ -z \"\$(squeue -h -j $a,$b 2>/dev/null)\" ]"
-busy gpu003 || done_testing
+lab_fill gpu003 || done_testing
 c=$(ring2)
 check "(a) a 2-node job that only fits across gpu002 (gpu002+gpu005) waits: logged health=waits" \
   wait_for 20 grep -q "fabricfit: JobId=$c waits: only placements across a failing link fit now (health=waits)" "$ctld_log"
@@ -109,7 +91,7 @@ scancel "$c"
 lab_clear_jobs 12
 
 # --- (b) an uplink of the leaf a split job took flaps.
-all_but gpu001 gpu005 gpu009 || done_testing
+lab_fill_all_but gpu001 gpu005 gpu009 || done_testing
 d=$(ring2)
 wait_for 20 job_running "$d" || fail "the blind split job $d did not start"
 blind=$(job_nodes "$d")

@@ -55,17 +55,7 @@ sweep() {
   rc=$?
 }
 submit() { sbatch --parsable -o /dev/null -t 30 "$@"; }
-# all_but NODE...: a long whole-node job on every node but these.
-all_but() {
-  local n j keep=" $* "
-  for n in $(scontrol show hostnames "$(sinfo -h -o %N)"); do
-    [[ $keep == *" $n "* ]] && continue
-    j=$(submit -w "$n" --gpus-per-node=8 --wrap 'sleep 600')
-    wait_for 20 job_running "$j" || { fail "filler on $n did not start"; return 1; }
-  done
-}
 ring2() { submit -N 2 --gpus-per-node=8 --wrap 'sleep 300'; }
-placed_with() { grep "fabricfit: eval_nodes JobId=$1 " "$ctld_log" | grep "placement=" | tail -1 | grep -q -- "$2"; }
 nvlink_lines() { "$FABRICFIT" health --conf "$conf" --snapshot "$lab/fabric.snapshot" | sed -n '/^Hosts whose NVLink/,$p'; }
 
 check "the lab's ibsim console is there" test -p "$lab/ibsim/console"
@@ -92,7 +82,7 @@ check "(a) --json lists the two hosts" \
   test "$("$FABRICFIT" health --json --conf "$conf" --snapshot "$lab/fabric.snapshot" | jq -c '[.nvlink[] | [.host, .state]]')" = '[["gpu002","failing"],["gpu006","degraded"]]'
 check "(a) slurmctld took it: one NVLink failing, one degraded" \
   wait_for 10 grep -q "fabricfit: placing with health file $health: hosts_failing=0 hosts_degraded=0 leaf_groups_failing=0 leaf_groups_degraded=0 nvlink_failing=1 nvlink_degraded=1" "$ctld_log"
-all_but gpu002 gpu003 gpu005 || done_testing
+lab_fill_all_but gpu002 gpu003 gpu005 || done_testing
 a=$(ring2)
 check "(a) the 2-node job $a runs" wait_for 20 job_running "$a"
 check "(a) it is placed off gpu002 (gpu003+gpu005, not gpu002+gpu003 in one group): $(job_nodes "$a")" \
@@ -109,7 +99,7 @@ check "(a) ... and is still pending ($(job_state "$c"))" test "$(job_state "$c")
 lab_clear_jobs 8
 
 # --- (b) degraded: kept off while another placement fits.
-all_but gpu006 gpu007 gpu001 || done_testing
+lab_fill_all_but gpu006 gpu007 gpu001 || done_testing
 c=$(ring2)
 check "(b) the 2-node job $c runs" wait_for 20 job_running "$c"
 check "(b) it is kept off gpu006 (gpu001+gpu007): $(job_nodes "$c")" test "$(job_nodes "$c")" = gpu001,gpu007
@@ -158,7 +148,7 @@ lab_sim "$FABRICFIT" health --sweep --quiet --no-drain --conf "$conf" --snapshot
   > "$simdir/sweep-e.out" 2>&1
 check "(e) gpu002 failing again (swept without draining)" \
   test "$("$FABRICFIT" health --json --conf "$conf" --snapshot "$lab/fabric.snapshot" | jq -c '[.nvlink[] | [.host, .state]]')" = '[["gpu002","failing"],["gpu006","degraded"]]'
-all_but gpu002 || done_testing
+lab_fill_all_but gpu002 || done_testing
 e=$(submit -N 1 --gpus-per-node=2 --wrap 'sleep 300')
 check "(e) a 2-GPU job that only fits on gpu002 waits" \
   wait_for 20 grep -q "fabricfit: JobId=$e waits: only placements across a failing link fit now (health=waits)" "$ctld_log"

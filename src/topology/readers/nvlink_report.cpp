@@ -219,6 +219,10 @@ bool host_char(char c) {
 
 }  // namespace
 
+bool reports_fabric(const NvlinkGpuFabric& gpu) {
+  return !gpu.state.empty() && !iequals(gpu.state, "Not Supported");
+}
+
 NvlinkReport parse_nvlink_report(std::string_view text, const std::string& origin) {
   // pdsh interleaves the hosts' lines: one reader per host, in order of first appearance.
   std::vector<HostReader> readers;

@@ -64,6 +64,10 @@ struct NvlinkGpuFabric {
   friend bool operator==(const NvlinkGpuFabric&, const NvlinkGpuFabric&) = default;
 };
 
+// The GPU says something of an NVLink fabric: its Fabric State is neither absent (N/A, no
+// Fabric section) nor Not Supported (no NVSwitch fabric, or a driver too old to say).
+[[nodiscard]] bool reports_fabric(const NvlinkGpuFabric& gpu);
+
 struct NvlinkHostReport {
   std::string host;             // as pdsh printed it, or the file's name
   std::string file;             // where its lines are, for messages

@@ -46,7 +46,7 @@ Verdict judge(const NvlinkHostReport& h) {
                       g.gpu),
           g.line};
     }
-    if (g.state.empty() || iequals(g.state, "Not Supported")) {
+    if (!reports_fabric(g)) {
       return no(fmt::format("GPU {} has no NVLink fabric (Fabric State {})", g.gpu,
                             g.state.empty() ? "N/A" : g.state));
     }
