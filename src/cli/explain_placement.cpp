@@ -189,7 +189,7 @@ json nvlink_json(const NvlinkHostStatus& n) {
 }  // namespace
 
 json placement_health(const Fabric& f, const HealthFile& health, const std::vector<std::string>& job_hosts,
-                      const std::vector<std::string>& candidates) {
+                      const CrossedParts& crosses, const std::vector<std::string>& candidates) {
   const HealthMarks m = health_marks(f, health);
   std::vector<bool> used_host(f.hosts.size(), false), used_group(f.leaf_groups.size(), false),
       candidate_group(f.leaf_groups.size(), false);
@@ -201,30 +201,32 @@ json placement_health(const Fabric& f, const HealthFile& health, const std::vect
     }
   }
   json crossed = json::array(), avoided = json::array();
-  for (std::size_t h = 0; h < m.hosts.size(); ++h)
+  // A one-host job crosses no HCA link or uplink, so it neither crossed nor avoided one.
+  for (std::size_t h = 0; h < m.hosts.size() && crosses.host_links; ++h)
     if (used_host[h])
       for (const auto& l : m.hosts[h]) crossed.push_back(health_link_json(l, "host", f.hosts[h].name));
   for (const auto& name : candidates) {
     const auto h = f.host_index(name);
-    if (!h || used_host[static_cast<std::size_t>(*h)]) continue;
+    if (!h || used_host[static_cast<std::size_t>(*h)] || !crosses.host_links) continue;
     for (const auto& l : m.hosts[static_cast<std::size_t>(*h)])
       avoided.push_back(health_link_json(l, "host", name));
     if (const int g = f.hosts[static_cast<std::size_t>(*h)].leaf_group; g >= 0)
       candidate_group[static_cast<std::size_t>(g)] = true;
   }
-  const bool spans = std::count(used_group.begin(), used_group.end(), true) > 1;
   for (std::size_t g = 0; g < m.uplinks.size(); ++g) {
     for (const auto& l : m.uplinks[g]) {
-      if (used_group[g] && spans)
+      if (used_group[g] && crosses.uplinks)
         crossed.push_back(health_link_json(l, "leaf_group", f.leaf_groups[g].name));
       else if (!used_group[g] && candidate_group[g])
         avoided.push_back(health_link_json(l, "leaf_group", f.leaf_groups[g].name));
     }
   }
-  // A host's NVLink, as its HCA link: crossed by the job on it, avoided among the others.
+  // A host's NVLink, when the job's traffic crosses NVLink: crossed on its own hosts,
+  // avoided among the others.
   const std::set<std::string, std::less<>> candidate_names(candidates.begin(), candidates.end());
   const std::set<std::string, std::less<>> job_names(job_hosts.begin(), job_hosts.end());
   for (const NvlinkHostStatus& n : health.nvlink) {
+    if (!crosses.nvlink) break;
     if (job_names.contains(n.host)) {
       crossed.push_back(nvlink_json(n));
     } else if (candidate_names.contains(n.host)) {

@@ -13,6 +13,7 @@
 
 #include "cli/slurm_cluster.hpp"
 #include "health/health_model.hpp"
+#include "placement/selection/health_avoidance.hpp"
 #include "topology/fabric.hpp"
 
 namespace fabricfit::cli {
@@ -52,14 +53,16 @@ struct OwnPlacement {
 // A placement (describe()'s JSON, or reconcile_own_placement's) as explain's indented lines.
 [[nodiscard]] std::string render_placement(const nlohmann::json& p);
 
-// The links not healthy (a health file) that a placement on `job_hosts` crosses: its hosts'
-// HCA links, and its leaf groups' uplinks when it spans several (one leaf group's traffic
-// stays under its leaf); and those it avoided: of the `candidates` (hosts with GPUs free for
-// it) it did not use, their HCA links, and the uplinks of their leaf groups it did not use.
+// The parts not healthy (a health file) that a placement on `job_hosts` crosses, by `crosses`
+// (crossed_parts, placement's own rule): its hosts' HCA links and NVLink, and its leaf groups'
+// uplinks when it spans several; and those it avoided, of the kinds it crosses: of the
+// `candidates` (hosts with GPUs free for it) it did not use, their HCA links and NVLink, and
+// the uplinks of their leaf groups it did not use.
 // {"sweep", "crossed": [...], "avoided": [...]}, each link {"link", "a", "a_port", "b",
 // "b_port", "state", "since", "evidence", and "host" or "leaf_group"}.
 [[nodiscard]] nlohmann::json placement_health(const Fabric& fabric, const HealthFile& health,
                                               const std::vector<std::string>& job_hosts,
+                                              const CrossedParts& crosses,
                                               const std::vector<std::string>& candidates);
 // placement_health's JSON as explain's indented lines.
 [[nodiscard]] std::string render_placement_health(const nlohmann::json& h);

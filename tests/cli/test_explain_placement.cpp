@@ -201,6 +201,10 @@ TEST(ExplainPlacement, ASnapshotWithNoConfigBehindItSaysWhatWasTried) {
   EXPECT_NE(found.find(error + " (SnapshotFile of /etc/slurm/fabricfit.conf"), std::string::npos) << found;
 }
 
+// What crossed_parts says of a job in two leaf groups, and of one in one group.
+constexpr fabricfit::CrossedParts kSplit{.host_links = true, .nvlink = true, .uplinks = true};
+constexpr fabricfit::CrossedParts kOneGroup{.host_links = true, .nvlink = true, .uplinks = false};
+
 // Issue 29: the unhealthy links a placement crosses (its hosts' HCA links; its leaf groups'
 // uplinks when it spans several) and those it avoided among the free hosts it did not use.
 // two_groups_of_four: gpu001-004 under the first leaf, gpu005-008 under the second.
@@ -213,7 +217,7 @@ TEST(ExplainHealth, CrossedAndAvoidedLinksOfASplitJob) {
                                              {.host = "gpu004", .state = HealthState::Down},
                                              {.leaf = f.leaf_groups[1].name, .state = HealthState::Down}});
   // gpu004 had no free GPUs: not a candidate, so not avoided.
-  const json h = placement_health(f, health, {"gpu001", "gpu005"},
+  const json h = placement_health(f, health, {"gpu001", "gpu005"}, kSplit,
                                   {"gpu001", "gpu002", "gpu003", "gpu005", "gpu006", "gpu007", "gpu008"});
   ASSERT_EQ(h["crossed"].size(), 2u) << h.dump(2);
   EXPECT_EQ(h["crossed"][0]["host"], "gpu001");
@@ -245,7 +249,8 @@ TEST(ExplainHealth, NvlinkHostsCrossedAndAvoided) {
       {"gpu002", HealthState::SubHealthy, 950, "GPU 00000009:01:00.0: Bandwidth Degraded", "r:69"},
       {"gpu003", HealthState::Down, 960, "GPU 00000018:01:00.0: Route Unhealthy True", "r:103"},
       {"gpu008", HealthState::Down, 960, "not free: not a choice", "r:5"}};
-  const json h = placement_health(f, health, {"gpu001", "gpu002"}, {"gpu001", "gpu002", "gpu003", "gpu004"});
+  const json h =
+      placement_health(f, health, {"gpu001", "gpu002"}, kOneGroup, {"gpu001", "gpu002", "gpu003", "gpu004"});
   ASSERT_EQ(h["crossed"].size(), 1u) << h.dump(2);
   EXPECT_EQ(h["crossed"][0]["nvlink"], "gpu002");
   EXPECT_EQ(h["crossed"][0]["state"], "degraded");
@@ -267,15 +272,41 @@ TEST(ExplainHealth, OneLeafGroupCrossesNoUplinkAndAvoidsTheOthers) {
   const auto health = fabricfit::testing::health_file_of(
       f, {{.leaf = f.leaf_groups[0].name, .state = HealthState::Down},
           {.leaf = f.leaf_groups[1].name, .state = HealthState::Flapping}});
-  const json h = placement_health(f, health, {"gpu001", "gpu002"}, {"gpu001", "gpu002", "gpu006"});
+  const json h = placement_health(f, health, {"gpu001", "gpu002"}, kOneGroup, {"gpu001", "gpu002", "gpu006"});
   EXPECT_TRUE(h["crossed"].empty()) << "its traffic stays under its leaf: " << h.dump(2);
   ASSERT_EQ(h["avoided"].size(), 1u);
   EXPECT_EQ(h["avoided"][0]["leaf_group"], f.leaf_groups[1].name);
   EXPECT_EQ(h["avoided"][0]["state"], "flapping");
   EXPECT_NE(render_placement_health(h).find("crosses no link that is not healthy"), std::string::npos);
   // No free host in the other group: nothing there was a choice, so nothing avoided.
-  EXPECT_TRUE(placement_health(f, health, {"gpu001", "gpu002"}, {"gpu003"})["avoided"].empty());
-  EXPECT_TRUE(placement_health(f, fabricfit::testing::health_file_of(f, {}), {"gpu001", "gpu005"},
+  EXPECT_TRUE(placement_health(f, health, {"gpu001", "gpu002"}, kOneGroup, {"gpu003"})["avoided"].empty());
+  EXPECT_TRUE(placement_health(f, fabricfit::testing::health_file_of(f, {}), {"gpu001", "gpu005"}, kSplit,
                                {"gpu006"})["crossed"]
                   .empty());
+}
+
+// A one-host job crosses no HCA link and no uplink; with one GPU it crosses nothing at all,
+// with several it crosses its host's NVLink (crossed_parts): explain says what placement
+// counted, and lists as avoided only parts of the kinds the job would have crossed.
+TEST(ExplainHealth, OneHostJobsCrossOnlyTheirNvlink) {
+  using fabricfit::HealthState;
+  const fabricfit::Fabric f = fabricfit::testing::two_groups_of_four();
+  auto health =
+      fabricfit::testing::health_file_of(f, {{.host = "gpu001", .state = HealthState::Down},
+                                             {.host = "gpu002", .state = HealthState::Down},
+                                             {.leaf = f.leaf_groups[0].name, .state = HealthState::Down}});
+  health.nvlink = {{"gpu001", HealthState::SubHealthy, 950, "GPU 0: Bandwidth Degraded", "r:69"},
+                   {"gpu003", HealthState::Down, 960, "GPU 0: Route Unhealthy True", "r:103"}};
+  const std::vector<std::string> free{"gpu001", "gpu002", "gpu003"};
+  const json one_gpu = placement_health(f, health, {"gpu001"}, fabricfit::CrossedParts{}, free);
+  EXPECT_TRUE(one_gpu["crossed"].empty()) << one_gpu.dump(2);
+  EXPECT_TRUE(one_gpu["avoided"].empty()) << one_gpu.dump(2);
+
+  const json four_gpus =
+      placement_health(f, health, {"gpu001"}, fabricfit::CrossedParts{.nvlink = true}, free);
+  ASSERT_EQ(four_gpus["crossed"].size(), 1u) << four_gpus.dump(2);
+  EXPECT_EQ(four_gpus["crossed"][0]["nvlink"], "gpu001");
+  ASSERT_EQ(four_gpus["avoided"].size(), 1u)
+      << "gpu002's HCA link was never a concern: " << four_gpus.dump(2);
+  EXPECT_EQ(four_gpus["avoided"][0]["nvlink"], "gpu003");
 }

@@ -92,6 +92,9 @@ b=$(submit -N 1 --gpus-per-node=1 --wrap 'sleep 300')
 check "(a) a 1-GPU job $b runs" wait_for 20 job_running "$b"
 check "(a) ... on gpu002 (a 1-GPU job crosses no link, nor the host's NVLink)" \
   wait_for 5 bash -c '[ "$(squeue -h -j "$1" -o %N)" = gpu002 ]' _ "$b"
+"$FABRICFIT" explain "$b" --conf "$conf" > "$TEST_TMPDIR/explain-b.txt" 2>&1
+check "(a) fabricfit explain says the 1-GPU job crosses nothing unhealthy (not gpu002's NVLink)" \
+  grep -q "^  health       crosses no link that is not healthy" "$TEST_TMPDIR/explain-b.txt"
 c=$(submit -N 1 --gpus-per-node=2 --wrap 'sleep 300')
 check "(a) a 2-GPU job that only fits on gpu002 waits: its GPUs would talk over the failing NVLink" \
   wait_for 20 grep -q "fabricfit: JobId=$c waits: only placements across a failing link fit now (health=waits)" "$ctld_log"

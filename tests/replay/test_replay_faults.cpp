@@ -124,6 +124,30 @@ TEST(HealthAvoidance, FailingPartsNeverDegradedPartsWhenSomethingElseFits) {
   EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {8}}, health), PartHealth::Healthy);
 }
 
+TEST(HealthAvoidance, CrossedPartsByJobShape) {
+  // Hosts 0-1 under one leaf group, 2-3 under the other (TwoGroups).
+  TwoGroups c;
+  const auto one_gpu = crossed_parts(c.index, Allocation{{0}, {1}});
+  EXPECT_FALSE(one_gpu.host_links || one_gpu.nvlink || one_gpu.uplinks) << "1 GPU: nothing crossed";
+  const auto one_host = crossed_parts(c.index, Allocation{{0}, {4}});
+  EXPECT_TRUE(one_host.nvlink);
+  EXPECT_FALSE(one_host.host_links || one_host.uplinks);
+  const auto one_group = crossed_parts(c.index, Allocation{{0, 1}, {1, 1}});
+  EXPECT_TRUE(one_group.host_links && one_group.nvlink);
+  EXPECT_FALSE(one_group.uplinks);
+  EXPECT_TRUE(crossed_parts(c.index, Allocation{{0, 2}, {1, 1}}).uplinks);
+
+  // worst_crossed follows it: a 1-GPU job on a host whose NVLink and HCA link fail crosses
+  // neither, a 4-GPU one crosses its NVLink only.
+  FabricHealthView health{
+      .host_link = {PartHealth::Failing, PartHealth::Healthy, PartHealth::Healthy, PartHealth::Healthy},
+      .uplinks = {PartHealth::Healthy, PartHealth::Healthy},
+      .nvlink = {PartHealth::Degraded, PartHealth::Healthy, PartHealth::Healthy, PartHealth::Healthy}};
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {1}}, health), PartHealth::Healthy);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {4}}, health), PartHealth::Degraded);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 1}, {4, 4}}, health), PartHealth::Failing);
+}
+
 TEST(HealthAvoidance, AOneHostJobThatMustSpreadOffAFailingNvlinkKeepsOffFailingHcasToo) {
   // 8 GPUs on as few hosts as hold them. Host 0 (8 free) is the one-host choice, and its
   // NVLink fails; hosts 1-3 have 4 free each, so the job spreads over two of them, and host

@@ -24,19 +24,25 @@ PartHealth FabricHealthView::host(int h) const {
   return std::max(at(host_link, h), at(nvlink, h));
 }
 
-PartHealth worst_crossed(const LocalityIndex& index, const Allocation& a, const FabricHealthView& health) {
+CrossedParts crossed_parts(const LocalityIndex& index, const Allocation& a) {
   if (a.hosts.size() < 2) {
     // One host: its GPUs still talk over NVLink (on an NVL72 tray, through the rack's
     // NVSwitch trays) when the job has more than one of them; no HCA link is crossed.
-    const bool multi_gpu = !a.hosts.empty() && !a.gpus.empty() && a.gpus.front() > 1;
-    return multi_gpu ? at(health.nvlink, a.hosts.front()) : PartHealth::Healthy;
+    return {.nvlink = !a.hosts.empty() && !a.gpus.empty() && a.gpus.front() > 1};
   }
   const int first = index.leaf_group_of(a.hosts.front());
-  const bool split = std::ranges::any_of(a.hosts, [&](int h) { return index.leaf_group_of(h) != first; });
+  return {.host_links = true, .nvlink = true, .uplinks = std::ranges::any_of(a.hosts, [&](int h) {
+                                                return index.leaf_group_of(h) != first;
+                                              })};
+}
+
+PartHealth worst_crossed(const LocalityIndex& index, const Allocation& a, const FabricHealthView& health) {
+  const CrossedParts crosses = crossed_parts(index, a);
   PartHealth worst = PartHealth::Healthy;
   for (int h : a.hosts) {
-    worst = std::max(worst, health.host(h));
-    if (split) worst = std::max(worst, at(health.uplinks, index.leaf_group_of(h)));
+    if (crosses.host_links) worst = std::max(worst, at(health.host_link, h));
+    if (crosses.nvlink) worst = std::max(worst, at(health.nvlink, h));
+    if (crosses.uplinks) worst = std::max(worst, at(health.uplinks, index.leaf_group_of(h)));
   }
   return worst;
 }

@@ -50,9 +50,18 @@ struct HealthAvoidance {
                                                                     const FabricHealthView& health,
                                                                     HealthAvoidance* what = nullptr);
 
-// The worst part the allocation's traffic crosses: its hosts' links and NVLink when it has
-// several hosts, the uplinks of its groups when it spans several, and its one host's
-// NVLink when it has one host and more than one GPU there.
+// Which kinds of part an allocation's traffic crosses: its hosts' HCA links and NVLink when
+// it has several hosts, the uplinks of its groups when it spans several, and its one host's
+// NVLink when it has one host and more than one GPU there. One rule for placement and for
+// what explain says a job crossed.
+struct CrossedParts {
+  bool host_links = false;
+  bool nvlink = false;
+  bool uplinks = false;
+};
+[[nodiscard]] CrossedParts crossed_parts(const LocalityIndex& index, const Allocation& a);
+
+// The worst part the allocation's traffic crosses (crossed_parts).
 [[nodiscard]] PartHealth worst_crossed(const LocalityIndex& index, const Allocation& a,
                                        const FabricHealthView& health);
 
