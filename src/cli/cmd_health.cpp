@@ -63,6 +63,15 @@ bool apply_drains(const DrainPlan& plan) {
       ok = false;
     }
   }
+  for (const auto& a : plan.reason) {
+    try {
+      scontrol_update({"update", "NodeName=" + a.node, "State=DRAIN", "Reason=" + a.why});
+      fmt::print(stderr, "fabricfit: {} stays drained, its cause now: {}\n", a.node, a.why);
+    } catch (const SlurmError& e) {
+      fmt::print(stderr, "fabricfit: could not rewrite the Reason of {}: {}\n", a.node, e.what());
+      ok = false;
+    }
+  }
   for (const auto& a : plan.held) fmt::print(stderr, "fabricfit: not draining {}: {}\n", a.node, a.why);
   return ok;
 }

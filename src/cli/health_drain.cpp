@@ -20,34 +20,68 @@ bool drained_by_fabricfit(const SlurmNode& node) {
   return has_flag(node, "DRAIN") && node.reason.starts_with(kDrainReasonPrefix);
 }
 
+namespace {
+
+// Why a fabric host is (or stays) drained now, most urgent first: each a Reason's kind and
+// the Reason with its evidence. A flapping HCA link or a failing NVLink drains; a link that
+// went down for good keeps a drain but starts none (placement keeps jobs off it).
+struct DrainCause {
+  std::string kind;    // "fabricfit: HCA link flapping"
+  std::string reason;  // kind + " (evidence)"
+  bool drains = true;
+};
+
+std::vector<DrainCause> causes_of(const std::vector<LinkStatus>* links, const NvlinkHostStatus* nvlink) {
+  std::vector<DrainCause> out;
+  const auto add = [&](std::string_view what, const std::string& evidence, bool drains) {
+    std::string kind = fmt::format("{}{}", kDrainReasonPrefix, what);
+    out.push_back({kind, fmt::format("{} ({})", kind, evidence), drains});
+  };
+  const auto with = [&](HealthState state) {  // links is not null
+    return std::ranges::find_if(*links, [&](const LinkStatus& l) { return l.state == state; });
+  };
+  if (links != nullptr)
+    if (const auto flap = with(HealthState::Flapping); flap != links->end())
+      add("HCA link flapping", main_evidence(*flap), true);
+  if (nvlink != nullptr) add("NVLink failing", nvlink->reason, true);
+  if (links != nullptr)
+    if (const auto down = with(HealthState::Down); down != links->end())
+      add("HCA link down", main_evidence(*down), false);
+  return out;
+}
+
+}  // namespace
+
 DrainPlan plan_drains(const Fabric& f, const HealthFile& health, const std::vector<SlurmNode>& nodes,
                       int max_drained) {
   const HealthMarks marks = health_marks(f, health);
-  std::map<std::string, const std::vector<LinkStatus>*, std::less<>> host_links;
-  for (std::size_t h = 0; h < f.hosts.size(); ++h)
-    host_links[f.hosts[h].name] = h < marks.hosts.size() ? &marks.hosts[h] : nullptr;
-  const auto flapping = [](const std::vector<LinkStatus>* links) {
-    return links != nullptr &&
-           std::ranges::any_of(*links, [](const LinkStatus& l) { return l.state == HealthState::Flapping; });
-  };
   // Hosts whose NVLink fails (not merely degraded: that only slows their jobs).
   std::map<std::string, const NvlinkHostStatus*, std::less<>> nvlink_failing;
   for (const NvlinkHostStatus& n : health.nvlink)
     if (n.state == HealthState::Down) nvlink_failing[n.host] = &n;
+  std::map<std::string, std::vector<DrainCause>, std::less<>> causes;  // every fabric host
+  for (std::size_t h = 0; h < f.hosts.size(); ++h) {
+    const auto nv = nvlink_failing.find(f.hosts[h].name);
+    causes[f.hosts[h].name] = causes_of(h < marks.hosts.size() ? &marks.hosts[h] : nullptr,
+                                        nv == nvlink_failing.end() ? nullptr : nv->second);
+  }
 
   DrainPlan plan;
   int drained = 0;
   // Resume first: a node whose link came back frees its place under the cap.
   for (const SlurmNode& n : nodes) {
     if (!drained_by_fabricfit(n)) continue;
-    const auto it = host_links.find(n.name);
-    if (it == host_links.end()) {
+    const auto it = causes.find(n.name);
+    if (it == causes.end()) {
       ++drained;  // not a fabric host now: its health is unknown, so it stays drained
       plan.held.push_back({n.name, "drained by fabricfit, but not a host of the fabric: left drained"});
-    } else if (flapping(it->second) ||
-               (it->second != nullptr && worst_state(*it->second) == HealthState::Down) ||
-               nvlink_failing.contains(n.name)) {
+    } else if (!it->second.empty()) {
       ++drained;  // a flapping link that went down for good is no reason to resume
+      // Its Reason names a cause that has ended while another holds it: say the one that does,
+      // so that sinfo -R and the resume that follows tell the admin the truth.
+      const bool still = std::ranges::any_of(
+          it->second, [&](const DrainCause& c) { return n.reason.starts_with(c.kind + " ("); });
+      if (!still) plan.reason.push_back({n.name, it->second.front().reason});
     } else {
       plan.resume.push_back({n.name, n.reason.find("NVLink") != std::string::npos
                                          ? "its NVLink no longer fails"
@@ -56,38 +90,27 @@ DrainPlan plan_drains(const Fabric& f, const HealthFile& health, const std::vect
   }
   std::map<std::string, const SlurmNode*, std::less<>> by_name;
   for (const SlurmNode& n : nodes) by_name[n.name] = &n;
-  for (std::size_t h = 0; h < f.hosts.size(); ++h) {
-    const std::string& name = f.hosts[h].name;
-    const bool flaps = h < marks.hosts.size() && flapping(&marks.hosts[h]);
-    const auto nvlink = nvlink_failing.find(name);
-    if (!flaps && nvlink == nvlink_failing.end()) continue;
-    const auto it = by_name.find(name);
+  for (const auto& host : f.hosts) {
+    const std::vector<DrainCause>& why = causes[host.name];
+    if (why.empty() || !why.front().drains) continue;
+    const auto it = by_name.find(host.name);
     if (it == by_name.end()) {
-      plan.held.push_back({name, "not a Slurm node"});
+      plan.held.push_back({host.name, "not a Slurm node"});
       continue;
     }
     const SlurmNode& n = *it->second;
     if (drained_by_fabricfit(n)) continue;  // drained already, counted above
     if (!n.reason.empty()) {
       plan.held.push_back(
-          {name, fmt::format("it has a Reason of its own (\"{}\"): left to whoever set it", n.reason)});
+          {host.name, fmt::format("it has a Reason of its own (\"{}\"): left to whoever set it", n.reason)});
       continue;
     }
     if (drained >= max_drained) {
       plan.held.push_back(
-          {name, fmt::format("HealthDrainMax={} nodes are drained by fabricfit already", max_drained)});
+          {host.name, fmt::format("HealthDrainMax={} nodes are drained by fabricfit already", max_drained)});
       continue;
     }
-    if (flaps) {
-      const auto& links = marks.hosts[h];
-      const auto flap =
-          std::ranges::find_if(links, [](const LinkStatus& l) { return l.state == HealthState::Flapping; });
-      plan.drain.push_back(
-          {name, fmt::format("{}HCA link flapping ({})", kDrainReasonPrefix, main_evidence(*flap))});
-    } else {
-      plan.drain.push_back(
-          {name, fmt::format("{}NVLink failing ({})", kDrainReasonPrefix, nvlink->second->reason)});
-    }
+    plan.drain.push_back({host.name, why.front().reason});
     ++drained;
   }
   return plan;

@@ -2,7 +2,8 @@
 // HealthDrain=yes (fabricfit.conf): after a sweep, `fabricfit health --sweep` drains in Slurm
 // each node whose HCA link flaps or whose NVLink fails (its own report: not registered with
 // the fabric, a route unhealthy; health/nvlink_health.hpp), and resumes the nodes it drained
-// once their link neither flaps nor is down and their NVLink no longer fails. A failing
+// once their link neither flaps nor is down and their NVLink no longer fails; a drained
+// node's Reason follows its cause when one ends and another holds it. A failing
 // NVLink kills multi-GPU jobs on the host itself, one-host ones included. A flapping HCA link kills every
 // multi-host job across it; placement already keeps new multi-host jobs off the host, draining also keeps
 // one-host jobs and the admins' eyes on it (sinfo -R). Ownership is the Reason: fabricfit drains only nodes
@@ -31,7 +32,12 @@ struct NodeAction {
 struct DrainPlan {
   std::vector<NodeAction> drain;   // scontrol update NodeName=N State=DRAIN Reason=why
   std::vector<NodeAction> resume;  // scontrol update NodeName=N State=RESUME
-  std::vector<NodeAction> held;    // flapping, left as they are: why not drained
+  // Drained by fabricfit for a cause that has ended while another keeps it drained (its HCA
+  // link healed but its NVLink fails, a flapping link went down for good): the Reason is
+  // rewritten to the cause now (State=DRAIN Reason=why). Only on a change of cause, not of
+  // evidence, so the Reason's time stays when the drain began for it.
+  std::vector<NodeAction> reason;
+  std::vector<NodeAction> held;  // flapping, left as they are: why not drained
 };
 
 // What to do after a sweep: `nodes` as Slurm reports them now, at most `max_drained` nodes

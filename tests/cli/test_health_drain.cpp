@@ -144,3 +144,32 @@ TEST(HealthDrain, AFailingNvlinkDrainsADegradedOneDoesNotAndItResumesOnceItHeals
   ASSERT_EQ(names(plan.resume), std::vector<std::string>{"gpu002"});
   EXPECT_EQ(plan.resume[0].why, "its NVLink no longer fails");
 }
+
+// A drained node's Reason follows its cause: its HCA link healed but its NVLink now fails,
+// or its flapping link went down for good. Same cause, newer evidence: left as it is (the
+// Reason's time stays when the drain began for it).
+TEST(HealthDrain, TheReasonIsRewrittenWhenItsCauseEndsAndAnotherHoldsTheNode) {
+  const Fabric f = load_snapshot(kSnap).fabric;
+  HealthFile h = health_file_of(f, {{.host = "gpu001", .state = HealthState::Down},
+                                    {.host = "gpu003", .state = HealthState::Flapping}});
+  h.nvlink = {{"gpu002", HealthState::Down, 900, "GPU 00000018:01:00.0: Route Unhealthy True", "r:103"},
+              {"gpu003", HealthState::Down, 900, "GPU 00000008:01:00.0: Route Unhealthy True", "r:5"}};
+  const std::vector<SlurmNode> nodes = {
+      node("gpu001", "IDLE+DRAIN", "fabricfit: HCA link flapping (LinkDownedCounter 3 earlier)"),
+      node("gpu002", "IDLE+DRAIN", "fabricfit: HCA link flapping (LinkDownedCounter 3 earlier)"),
+      node("gpu003", "IDLE+DRAIN", "fabricfit: NVLink failing (GPU 00000008:01:00.0: older evidence)"),
+      node("gpu004", "IDLE+DRAIN", "fabricfit: NVLink failing (GPU 0: healed since)"),
+  };
+  const DrainPlan plan = plan_drains(f, h, nodes, 4);
+  ASSERT_EQ(names(plan.reason), (std::vector<std::string>{"gpu001", "gpu002"}))
+      << "gpu003 still fails its NVLink";
+  EXPECT_TRUE(plan.reason[0].why.starts_with("fabricfit: HCA link down (")) << plan.reason[0].why;
+  EXPECT_EQ(plan.reason[1].why, "fabricfit: NVLink failing (GPU 00000018:01:00.0: Route Unhealthy True)");
+  ASSERT_EQ(names(plan.resume), std::vector<std::string>{"gpu004"});
+  EXPECT_TRUE(plan.drain.empty());
+  EXPECT_TRUE(plan.held.empty());
+  // A link that is down for good keeps a drain but starts none.
+  EXPECT_TRUE(
+      plan_drains(f, health_file_of(f, {{.host = "gpu001", .state = HealthState::Down}}), idle_nodes(), 4)
+          .drain.empty());
+}

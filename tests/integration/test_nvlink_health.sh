@@ -17,8 +17,9 @@
 #      placement fits;
 #  (c) a garbled report: the sweep exits 1 naming the file and line, the NVLink states
 #      stand; a report that is gone keeps its host's state;
-#  (d) HealthDrain=yes drains gpu002 (Reason names the GPU and the fault), not gpu006, and
-#      resumes gpu002 once its report is healthy again;
+#  (d) HealthDrain=yes drains gpu002 (Reason names the GPU and the fault), not gpu006; its
+#      NVLink heals while its HCA link flaps: still drained, the Reason rewritten to the HCA
+#      link's; resumed once the flap leaves its window;
 #  (e) HealthMaxAge: after a reconfigure to 15 s and no sweep, slurmctld logs the file stale
 #      and the 2-GPU job it held off the failing tray runs there.
 set -u
@@ -137,9 +138,24 @@ check "(d) it drained gpu002 and says why" \
   grep -qF "fabricfit: drained gpu002: fabricfit: NVLink failing (GPU 00000018:01:00.0: Route Unhealthy True)" "$out"
 check "(d) Slurm has only gpu002 drained, with that Reason ($(drained_nodes): $(node_reason gpu002))" \
   bash -c "[ '$(drained_nodes)' = gpu002 ] && [ \"\$(sinfo -h -n gpu002 -o '%E')\" = 'fabricfit: NVLink failing (GPU 00000018:01:00.0: Route Unhealthy True)' ]"
+# Its NVLink heals while its HCA link flaps (a LinkDownedCounter step on the ibsim port):
+# still drained, and the Reason follows the cause that holds it now.
+printf 'HealthFlapWindow=30\nHealthLeaveSweeps=1\n' >> "$conf"
+lab_sim_cmd "PerformanceSet \"$(lab_guid gpu002)\"[1] PortCounters.LinkDownedCounter=2"
 report gpu002 "$fx/by-host/gpu001.txt"
 sweep
-check "(d) gpu002's report healthy again: it is resumed" grep -qF "fabricfit: resumed gpu002: its NVLink no longer fails" "$out"
+t_flap=$SECONDS
+check "(d) NVLink healed, HCA link flapping: gpu002 stays drained, and the sweep says its cause now" \
+  grep -qF "fabricfit: gpu002 stays drained, its cause now: fabricfit: HCA link flapping (LinkDownedCounter " "$out"
+check "(d) ... Slurm's Reason is the HCA link's ($(drained_nodes): $(node_reason gpu002))" \
+  bash -c '[ "$1" = gpu002 ] && [[ "$2" == "fabricfit: HCA link flapping (LinkDownedCounter "* ]]' _ \
+  "$(drained_nodes)" "$(node_reason gpu002)"
+sweep
+check "(d) the next sweep leaves that Reason alone" bash -c '! grep -q "gpu002 stays drained" "$1"' _ "$out"
+left=$((t_flap + 32 - SECONDS))
+[ "$left" -gt 0 ] && sleep "$left"
+sweep
+check "(d) the flap out of its window: gpu002 is resumed" grep -qF "fabricfit: resumed gpu002: its HCA link no longer flaps" "$out"
 check "(d) nothing is drained now ($(drained_nodes))" test -z "$(drained_nodes)"
 check "(d) fabricfit health lists only gpu006" \
   test "$("$FABRICFIT" health --json --conf "$conf" --snapshot "$lab/fabric.snapshot" | jq -c '[.nvlink[].host]')" = '["gpu006"]'
