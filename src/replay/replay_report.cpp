@@ -92,6 +92,20 @@ double class_figure(const ClassMetrics& c, int k) {
   }
 }
 
+// A class figure over the seeds: counts and GPU-hours over every seed (a seed without such
+// jobs has none), means and percentiles over the seeds that have jobs of the class (a seed
+// without any has no completion time, not one of 0 s).
+std::vector<double> class_over_seeds(const std::vector<ReplayResult>& runs,
+                                     const std::function<const ClassMetrics&(const ReplayResult&)>& of,
+                                     int k) {
+  const bool summed = k == 0 || k == 3;
+  std::vector<double> v;
+  for (const auto& r : runs)
+    if (summed || of(r).jobs > 0) v.push_back(class_figure(of(r), k));
+  if (v.empty()) v.assign(runs.size(), 0.0);
+  return v;
+}
+
 const char* const kClusterFigures[] = {"idle_while_fit_gpu_hours", "uplink_over_capacity_s",
                                        "cross_spine_bytes", "split_share", "domain_split_share"};
 
@@ -117,8 +131,11 @@ std::vector<std::pair<const char*, double>> fault_figures(const ReplayResult& r)
           {"waited_for_healthy", f.waited_for_healthy}};
 }
 
-nlohmann::json figure_json(const std::vector<double>& v) {
-  if (v.size() == 1) return v.front();
+// One seed's figure as a number, several seeds' as their mean and interval. `seeds`: how many
+// the replay ran, when `v` holds fewer (a class some seeds had no jobs of): the shape follows
+// the replay, not the class.
+nlohmann::json figure_json(const std::vector<double>& v, std::size_t seeds = 0) {
+  if (std::max(seeds, v.size()) == 1) return v.front();
   const Interval iv = interval_of(v);
   return {{"mean", iv.mean}, {"lo", iv.lo}, {"hi", iv.hi}};
 }
@@ -194,8 +211,8 @@ std::string report_text(const ReplayReport& r) {
   out += fmt::format("{:<14} {:<13} {:>6} {:>13} {:>13} {:>11} {:>13} {:>12} {:>7}\n", "policy", "class",
                      "jobs", "jct_mean_s", "jct_p95_s", "gpu_hours", "wait_gpu_wtd", "wait_p95_s", "bsld");
   const auto cell = [](const std::vector<ReplayResult>& runs, int c, int k) {
-    const Interval iv =
-        interval_of(over_seeds(runs, [&](const ReplayResult& x) { return class_figure(x.classes[c], k); }));
+    const Interval iv = interval_of(class_over_seeds(
+        runs, [&](const ReplayResult& x) -> const ClassMetrics& { return x.classes[c]; }, k));
     const double half = (iv.hi - iv.lo) / 2;
     return half > 0 ? fmt::format("{:.0f}+-{:.0f}", iv.mean, half) : fmt::format("{:.0f}", iv.mean);
   };
@@ -206,7 +223,10 @@ std::string report_text(const ReplayReport& r) {
           "{:<14} {:<13} {:>6} {:>13} {:>13} {:>11} {:>13} {:>12} {:>7.2f}\n",
           c == 0 ? runs.front().policy : "", kJobClassNames[c], cell(runs, c, 0), cell(runs, c, 1),
           cell(runs, c, 2), cell(runs, c, 3), cell(runs, c, 4), cell(runs, c, 5),
-          mean_of(runs, [&](const ReplayResult& x) { return x.classes[c].bounded_slowdown_mean; }));
+          interval_of(
+              class_over_seeds(
+                  runs, [&](const ReplayResult& x) -> const ClassMetrics& { return x.classes[c]; }, 6))
+              .mean);
     }
   }
   out += fmt::format("\n{:<14} {:>14} {:>14} {:>12} {:>9} {:>9} {:>8} {:>7} {:>7} {:>9}\n", "policy",
@@ -323,7 +343,9 @@ nlohmann::json report_json(const ReplayReport& r) {
       nlohmann::json cls;
       for (int k = 0; k < 7; ++k) {
         cls[kClassFigures[k]] = figure_json(
-            over_seeds(runs, [&](const ReplayResult& x) { return class_figure(x.classes[c], k); }));
+            class_over_seeds(
+                runs, [&](const ReplayResult& x) -> const ClassMetrics& { return x.classes[c]; }, k),
+            runs.size());
       }
       classes[kJobClassNames[c]] = cls;
     }
@@ -333,7 +355,9 @@ nlohmann::json report_json(const ReplayReport& r) {
       nlohmann::json cls;
       for (int k = 0; k < 7; ++k) {
         cls[kClassFigures[k]] =
-            figure_json(over_seeds(runs, [&](const ReplayResult& x) { return class_figure(x.*member, k); }));
+            figure_json(class_over_seeds(
+                            runs, [&](const ReplayResult& x) -> const ClassMetrics& { return x.*member; }, k),
+                        runs.size());
       }
       p[name] = cls;
     }

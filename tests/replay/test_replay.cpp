@@ -308,6 +308,7 @@ TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
   a.policy = b.policy = "tree";
   a.seed = 1;
   b.seed = 2;
+  a.classes[0].jobs = b.classes[0].jobs = 3;
   a.classes[0].jct_mean_s = 100;
   b.classes[0].jct_mean_s = 200;
   a.idle_while_fit_gpu_hours = 3;
@@ -344,6 +345,20 @@ TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
   EXPECT_DOUBLE_EQ(wide.at(1).at("figures").at("multi_domain.jct_mean_s").get<double>(), 300.0);
   EXPECT_DOUBLE_EQ(wide.at(1).at("figures").at("multi_domain.gpu_hours").get<double>(), 7.0);
   EXPECT_FALSE(wide.at(0).at("figures").contains("multi_domain.gpu_hours"));
+  // Their mean over the seeds is over the seeds that had them: seed 1 had no completion time,
+  // not one of 0 s. Counts and GPU-hours are sums a seed without them adds 0 to.
+  const auto md = report_json(report).at("results").at(0).at("multi_domain");
+  EXPECT_DOUBLE_EQ(md.at("jct_mean_s").at("mean").get<double>(), 300.0);
+  EXPECT_DOUBLE_EQ(md.at("jobs").at("mean").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(md.at("gpu_hours").at("mean").get<double>(), 3.5);
+  // The same for the width classes: a class only seed 2 ran.
+  a.classes[3] = {};
+  b.classes[3].jobs = 4;
+  b.classes[3].jct_mean_s = 80;
+  report.results = {{a, b}};
+  const auto wider = report_json(report).at("results").at(0).at("classes").at(kJobClassNames[3]);
+  EXPECT_DOUBLE_EQ(wider.at("jct_mean_s").at("mean").get<double>(), 80.0);
+  EXPECT_DOUBLE_EQ(wider.at("jct_mean_s").at("lo").get<double>(), 80.0) << "one seed had them: no spread";
 
   // One seed: plain numbers and no per-seed list.
   report.seeds = {1};
