@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from replay_stats import f, interval, judge, mean, ratio, read_streams  # noqa: E402
+from replay_stats import f, interval, judge, load, mean, ratio, read_streams  # noqa: E402
 
 RUNS = [("1:1", "nvl72", "skip"), ("2:1", "nvl72-2to1", "skip"), ("degraded", "nvl72-degraded", "skip"),
         ("1:1, seg18", "nvl72-seg18", "skip"), ("2:1, seg18", "nvl72-2to1-seg18", "skip"),
@@ -52,6 +52,36 @@ def uncontended_wide_gpu_hours(out, seed):
     with open(f"{out}/stream-s{seed}.csv") as f_:
         return sum(int(r["num_gpu"]) * float(r["duration"]) for r in csv.DictReader(f_)
                    if int(r["num_gpu"]) > 72) / 3600
+
+
+def at_block_free_capacity(ff, blk):
+    """fabricfit's and block's shape at block's free capacity: with the time each spent at each
+    number of wholly free hosts (buckets of a domain's hosts; diagnostics.domain_share_by_free_hosts),
+    the share of the free hosts in whole free domains and the whole free domains, each policy's
+    per bucket, weighted by block's time (share: by block's free host-seconds) over the buckets
+    both reached. Returns the two ratios fabricfit / block, or None."""
+    a, b = ff["diagnostics"].get("domain_share_by_free_hosts"), blk["diagnostics"].get("domain_share_by_free_hosts")
+    if not a or not b:
+        return None
+    size = b["bucket_hosts"]
+    both = [i for i in range(min(len(a["seconds"]), len(b["seconds"])))
+            if a["seconds"][i] > 0 and b["seconds"][i] > 0 and a["free_host_seconds"][i] > 0
+            and b["free_host_seconds"][i] > 0]
+    if not both:
+        return None
+
+    def share(x, i):
+        return x["domain_host_seconds"][i] / x["free_host_seconds"][i]
+
+    def domains(x, i):
+        return x["domain_host_seconds"][i] / x["seconds"][i] / size
+    w_share = sum(b["free_host_seconds"][i] for i in both)
+    w_time = sum(b["seconds"][i] for i in both)
+    s_ff = sum(b["free_host_seconds"][i] * share(a, i) for i in both) / w_share
+    s_b = sum(b["free_host_seconds"][i] * share(b, i) for i in both) / w_share
+    d_ff = sum(b["seconds"][i] * domains(a, i) for i in both) / w_time
+    d_b = sum(b["seconds"][i] * domains(b, i) for i in both) / w_time
+    return ratio(s_ff, s_b), ratio(d_ff, d_b)
 
 
 def pm(values, digits=0):
@@ -138,6 +168,27 @@ def main():
         if values:
             i = interval(values)
             print(f"- {fabric}, {queue}: {f(i[0])} [{f(i[1])}-{f(i[2])}] x block's")
+    # Fragmentation at equal free capacity: the counts above are lower for the policy that runs
+    # more, since fewer hosts are free; this compares the shapes where both had as many free.
+    print()
+    print("Fragmentation at block's free capacity: at each number of wholly free hosts (to a rack), "
+          "fabricfit's and block's share of them in whole free domains and their whole free domains, "
+          "weighted by the time block spent there (over the numbers both reached), fabricfit x block "
+          "stream by stream:\n")
+    for (fabric, file, queue), _ in zip(RUNS, runs):
+        shares, counts = [], []
+        for s_ in range(1, seeds + 1):
+            got = load(f"{out}/{file}-s{s_}.json")
+            if got is None or "fabricfit" not in got[1] or "block" not in got[1]:
+                continue
+            r = at_block_free_capacity(got[1]["fabricfit"], got[1]["block"])
+            if r:
+                shares.append(r[0])
+                counts.append(r[1])
+        if shares:
+            i, j = interval(shares), interval(counts)
+            print(f"- {fabric}, {queue}: share {f(i[0])} [{f(i[1])}-{f(i[2])}], "
+                  f"whole free domains {f(j[0])} [{f(j[1])}-{f(j[2])}]")
     # The floor under any placement: the multi-domain jobs run with no slowdown at all.
     print()
     print("The frontier of the GPU-hours target: the stream's multi-domain jobs with no slowdown at all "

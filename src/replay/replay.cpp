@@ -123,6 +123,17 @@ class Simulation {
       half_domains_integral += domains_now.half_domain_jobs * dt;
       whole_domain_hosts_integral += domains_now.whole_free_domain_hosts * dt;
       whole_free_hosts_integral += domains_now.whole_free_hosts * dt;
+      if (index_.domain_count() > 0 && dt > 0) {
+        const auto bucket = static_cast<std::size_t>(domains_now.whole_free_hosts / index_.largest_domain());
+        if (bucket >= result_.share_bucket_s.size()) {
+          result_.share_bucket_s.resize(bucket + 1, 0.0);
+          result_.share_bucket_free_hosts.resize(bucket + 1, 0.0);
+          result_.share_bucket_domain_hosts.resize(bucket + 1, 0.0);
+        }
+        result_.share_bucket_s[bucket] += dt;
+        result_.share_bucket_free_hosts[bucket] += domains_now.whole_free_hosts * dt;
+        result_.share_bucket_domain_hosts[bucket] += domains_now.whole_free_domain_hosts * dt;
+      }
       idle_fit_gpu_s += idle_fit_now_ * dt;
       over_s += sharing_.over_capacity() * dt;
       t_prev = t;
@@ -176,6 +187,7 @@ class Simulation {
     result_.domain_half_jobs_mean = end > t0 ? half_domains_integral / (end - t0) : 0.0;
     result_.domain_whole_free_share =
         whole_free_hosts_integral > 0 ? whole_domain_hosts_integral / whole_free_hosts_integral : 1.0;
+    result_.share_bucket_hosts = index_.domain_count() > 0 ? index_.largest_domain() : 0;
     result_.idle_while_fit_gpu_hours = idle_fit_gpu_s / 3600;
     result_.uplink_over_capacity_s = over_s;
     result_.split_share =

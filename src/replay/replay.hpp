@@ -131,6 +131,13 @@ struct ReplayResult {
   // Of the wholly free hosts in domains, the share in wholly free domains (time-weighted:
   // the ratio of the two integrals; 1 while none is free): fragmentation whatever the load.
   double domain_whole_free_share = 1;
+  // The same two integrals by how many hosts in domains were wholly free then, in buckets of
+  // `share_bucket_hosts` (the largest domain's hosts): bucket b holds the time spent with
+  // b x that many to one less than (b+1) x that many free. A policy that runs more spends its
+  // time at fewer free hosts, where fewer domains can be whole whatever the shape; these
+  // compare two policies' shapes at equal free capacity (docs/placement.md, NVL72 replay).
+  int share_bucket_hosts = 0;
+  std::vector<double> share_bucket_s, share_bucket_free_hosts, share_bucket_domain_hosts;
   double frag_mean = 0;  // time-weighted over the replay (a diagnostic)
   double wait_mean_s = 0;
   double wait_p95_s = 0;

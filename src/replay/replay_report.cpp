@@ -381,6 +381,25 @@ nlohmann::json report_json(const ReplayReport& r) {
         {"slowed_jobs_share", d([](const ReplayResult& x) { return x.slowed_jobs_share; })},
         {"locality_waits", d([](const ReplayResult& x) { return static_cast<double>(x.locality_waits); })},
         {"decision_us_mean", d([](const ReplayResult& x) { return x.decision_us_mean; })}};
+    // The share by free hosts, summed over the seeds (integrals add).
+    if (runs.front().share_bucket_hosts > 0) {
+      std::vector<double> secs, free_hosts, domain_hosts;
+      const auto add = [](std::vector<double>& to, const std::vector<double>& v) {
+        if (to.size() < v.size()) to.resize(v.size(), 0.0);
+        for (std::size_t i = 0; i < v.size(); ++i) to[i] += v[i];
+      };
+      for (const ReplayResult& x : runs) {
+        add(secs, x.share_bucket_s);
+        add(free_hosts, x.share_bucket_free_hosts);
+        add(domain_hosts, x.share_bucket_domain_hosts);
+      }
+      free_hosts.resize(secs.size(), 0.0);
+      domain_hosts.resize(secs.size(), 0.0);
+      p["diagnostics"]["domain_share_by_free_hosts"] = {{"bucket_hosts", runs.front().share_bucket_hosts},
+                                                        {"seconds", secs},
+                                                        {"free_host_seconds", free_hosts},
+                                                        {"domain_host_seconds", domain_hosts}};
+    }
     if (!r.faults.empty()) {
       nlohmann::json faults;
       for (const auto& [name, value] : fault_figures(runs.front())) {

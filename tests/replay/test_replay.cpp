@@ -200,6 +200,16 @@ TEST(Replay, JobsWiderThanADomainAreCountedApart) {
   // Free whole hosts in whole free domains: for 100 s one free host, its domain broken by w;
   // for 40 s n holds one domain and the other is whole: 2 x 40 of 1 x 100 + 2 x 40.
   EXPECT_NEAR(r.domain_whole_free_share, 80.0 / 180.0, 1e-9);
+  // The same by free hosts (buckets of 2, a domain's hosts): 100 s at 1 free (bucket 0, none
+  // in a whole domain), 40 s at 2 free (bucket 1, both in one).
+  EXPECT_EQ(r.share_bucket_hosts, 2);
+  ASSERT_EQ(r.share_bucket_s.size(), 2U);
+  EXPECT_DOUBLE_EQ(r.share_bucket_s[0], 100);
+  EXPECT_DOUBLE_EQ(r.share_bucket_s[1], 40);
+  EXPECT_DOUBLE_EQ(r.share_bucket_free_hosts[0], 100);
+  EXPECT_DOUBLE_EQ(r.share_bucket_domain_hosts[0], 0);
+  EXPECT_DOUBLE_EQ(r.share_bucket_free_hosts[1], 80);
+  EXPECT_DOUBLE_EQ(r.share_bucket_domain_hosts[1], 80);
   const LocalityIndex plain(make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4}));
   EXPECT_EQ(replay_trace(plain, jobs, *fabricfit, frag, ReplayOptions{}).multi_domain.jobs, 0);
   EXPECT_EQ(replay_trace(plain, jobs, *fabricfit, frag, ReplayOptions{}).in_domain.jobs, 0);
@@ -359,6 +369,22 @@ TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
   const auto wider = report_json(report).at("results").at(0).at("classes").at(kJobClassNames[3]);
   EXPECT_DOUBLE_EQ(wider.at("jct_mean_s").at("mean").get<double>(), 80.0);
   EXPECT_DOUBLE_EQ(wider.at("jct_mean_s").at("lo").get<double>(), 80.0) << "one seed had them: no spread";
+
+  // The share by free hosts: integrals summed over the seeds, bucket by bucket.
+  a.share_bucket_hosts = b.share_bucket_hosts = 18;
+  a.share_bucket_s = {10, 20};
+  a.share_bucket_free_hosts = {5, 400};
+  a.share_bucket_domain_hosts = {0, 360};
+  b.share_bucket_s = {1, 2, 3};
+  b.share_bucket_free_hosts = {1, 40, 120};
+  b.share_bucket_domain_hosts = {0, 36, 108};
+  report.results = {{a, b}};
+  const auto by_free =
+      report_json(report).at("results").at(0).at("diagnostics").at("domain_share_by_free_hosts");
+  EXPECT_EQ(by_free.at("bucket_hosts").get<int>(), 18);
+  EXPECT_EQ(by_free.at("seconds").get<std::vector<double>>(), (std::vector<double>{11, 22, 3}));
+  EXPECT_EQ(by_free.at("free_host_seconds").get<std::vector<double>>(), (std::vector<double>{6, 440, 120}));
+  EXPECT_EQ(by_free.at("domain_host_seconds").get<std::vector<double>>(), (std::vector<double>{0, 396, 108}));
 
   // One seed: plain numbers and no per-seed list.
   report.seeds = {1};
