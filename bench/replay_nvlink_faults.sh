@@ -10,7 +10,9 @@
 #   bench/replay_nvlink_faults.sh [FABRICFIT_BINARY] [OUT] [--update-docs]
 # Writes OUT/<run>-s<SEED>.json and OUT/nvlink-faults.md; --update-docs replaces the block
 # between the replay-nvlink-faults markers in docs/placement.md. Environment: SEEDS (20),
-# JOBS (1500 per stream), LOAD (0.8), RATES ("0.001 0.01": NVLink faults per tray and day).
+# JOBS (1500 per stream), LOAD (0.8), RATES ("0.001 0.01": NVLink faults per tray and day),
+# SLOW_RATES ("0.01 0.1": degraded NVLinks per tray and day, half their bandwidth kept for
+# the 6 h episode; `--faults none,nvlink-slow=R`: placement keeps off, nothing drains).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ff=${1:-${FABRICFIT:-$top/build/fabricfit}}
@@ -20,6 +22,7 @@ seeds=${SEEDS:-20}
 jobs=${JOBS:-1500}
 load=${LOAD:-0.8}
 rates=${RATES:-"0.001 0.01"}
+slow_rates=${SLOW_RATES:-"0.01 0.1"}
 [ -x "$ff" ] || { echo "replay_nvlink_faults: no fabricfit at $ff (give the binary as the first argument)" >&2; exit 1; }
 mkdir -p "$out"
 started=$(date +%s)
@@ -40,10 +43,15 @@ for ((s = 1; s <= seeds; ++s)); do
         --faults "none,nvlink-flap=$r" "${extra[@]}" --json > "$out/r$r-$drain-s$s.json"
     done
   done
+  for r in $slow_rates; do
+    "$ff" replay "$out/nvl72-2to1.snap" --trace "$out/stream-s$s.csv" --format elasticflow --gpus-per-node 4 \
+      --policies fabricfit,block --seed "$s" --target-load "$load" "${rule[@]}" \
+      --faults "none,nvlink-slow=$r" --json > "$out/slow$r-s$s.json"
+  done
 done
 
 python3 "$top/bench/replay_nvlink_faults_summary.py" "$out" "$(($(date +%s) - started))" "$seeds" "$jobs" \
-  "$load" "$rates" > "$out/nvlink-faults.md"
+  "$load" "$rates" "$slow_rates" > "$out/nvlink-faults.md"
 cat "$out/nvlink-faults.md"
 if [ "$update_docs" = "--update-docs" ]; then
   python3 "$top/bench/doc_block.py" "$top/docs/placement.md" "$out/nvlink-faults.md" replay-nvlink-faults

@@ -4,7 +4,7 @@
 # fabricfit and block (jobs failed, GPU-hours lost against the same policy and stream with
 # no faults), blind and with failing trays drained, and the ratios to block stream by
 # stream with 95 % intervals.
-#   replay_nvlink_faults_summary.py OUT ELAPSED_S SEEDS JOBS LOAD "RATES"
+#   replay_nvlink_faults_summary.py OUT ELAPSED_S SEEDS JOBS LOAD "RATES" ["SLOW_RATES"]
 import os
 import sys
 
@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replay_stats import f, interval, ratio, read_streams  # noqa: E402
 
 out, elapsed, seeds, jobs, load_, rates = sys.argv[1:7]
+slow_rates = sys.argv[7] if len(sys.argv) > 7 else ""
 seeds = int(seeds)
 FIGURES = {
     "failed": ("faults", "jobs_failed"),
@@ -42,6 +43,17 @@ def ratios(a, b, key):
     return [x for x in v if x == x]
 
 
+def row(name, runs, ffr, blk, counts, kept_off, against):
+    """One table row: `runs`' mean [interval] of each figure in `counts`, fabricfit's kept-off
+    decisions when `kept_off`, and for fabricfit its ratios to block of the `against` figures
+    (block's row: 1)."""
+    mine = runs is ffr
+    cells = [iv_text([x[k] for x in runs.values() if k in x], 0) for k in counts]
+    cells.append(iv_text([x["kept_off"] for x in runs.values()], 0) if mine and kept_off else "-")
+    cells += [iv_text(ratios(ffr, blk, k)) if mine else "1" for k in against]
+    return f"| {name} | " + " | ".join(cells) + " |"
+
+
 print(f"Produced by `bench/replay_nvlink_faults.sh` in {elapsed} s on the shared 2-core machine: {seeds} streams "
       f"of {jobs} jobs of the NVL72 mix (bench/nvl72_stream.py, a stream per seed) at load {load_} on the 2:1 "
       "fabric of the NVL72 replay (32 racks), `--faults none,nvlink-flap=R`: each tray's NVLink fails at R per "
@@ -64,14 +76,8 @@ for r in rates.split():
     for label, runs in [("not drained", blind), ("drained", drained)]:
         ffr, blk = runs.get("fabricfit", {}), runs.get("block", {})
         for p, got in [("fabricfit", ffr), ("block", blk)]:
-            col = lambda k, d=1: iv_text([x[k] for x in got.values() if k in x], d)  # noqa: E731
-            mine = p == "fabricfit"
-            print(f"| {p}, {label} | {col('episodes', 0)} | {col('failed', 0)} | {col('lost', 0)} | "
-                  f"{col('kept_off', 0) if mine and runs is blind else '-'} | "
-                  f"{iv_text(ratios(ffr, blk, 'failed')) if mine else '1'} | "
-                  f"{iv_text(ratios(ffr, blk, 'lost')) if mine else '1'} | "
-                  f"{iv_text(ratios(ffr, blk, 'md_jct')) if mine else '1'} | "
-                  f"{iv_text(ratios(ffr, blk, 'in_jct')) if mine else '1'} |")
+            print(row(f"{p}, {label}", got, ffr, blk, ["episodes", "failed", "lost"], runs is blind,
+                      ["failed", "lost", "md_jct", "in_jct"]))
     block_blind, block_drained = blind.get("block", {}), drained.get("block", {})
     print()
     print(f"- fabricfit not drained against block drained: jobs failed "
@@ -80,3 +86,18 @@ for r in rates.split():
     print(f"- draining alone, block drained against block not drained: jobs failed "
           f"{iv_text(ratios(block_drained, block_blind, 'failed'))}, GPU-hours lost "
           f"{iv_text(ratios(block_drained, block_blind, 'lost'))}\n")
+
+# Degraded NVLinks: they slow, they do not fail; placement keeps multi-GPU jobs off them
+# while another placement fits, and nothing drains.
+for r in slow_rates.split():
+    got = read(f"slow{r}")
+    if "fabricfit" not in got or "block" not in got:
+        continue
+    ffr, blk = got["fabricfit"], got["block"]
+    print(f"#### {r} degraded NVLinks per tray and day (half their bandwidth, 6 h)\n")
+    print("| run | episodes | GPU-hours lost | fabricfit kept off | GPU-hours lost vs block | "
+          "in-domain completion vs block | mean completion vs block |")
+    print("|---|---|---|---|---|---|---|")
+    for p, runs in [("fabricfit", ffr), ("block", blk)]:
+        print(row(p, runs, ffr, blk, ["episodes", "lost"], True, ["lost", "in_jct", "jct"]))
+    print()

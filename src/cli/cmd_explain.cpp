@@ -207,7 +207,8 @@ int run_explain(const ExplainOptions& opt) {
       for (const int h : a.hosts) own.push_back(index.host_name(h));
       for (int h = 0; h < index.host_count(); ++h)
         if (gpus.free[h] > 0) candidates.push_back(index.host_name(h));
-      out["placement_health"] = placement_health(fabric, *health, own, crossed_parts(index, a), candidates);
+      out["placement_health"] =
+          placement_health(fabric, *health, own, crossed_parts(index, a, pattern), candidates);
     }
     out["free_state"] = "now, with this job's GPUs counted free";
     if (!ended && out["placement"]["leaf_groups"].size() > 1)

@@ -227,6 +227,7 @@ json placement_health(const Fabric& f, const HealthFile& health, const std::vect
   const std::set<std::string, std::less<>> job_names(job_hosts.begin(), job_hosts.end());
   for (const NvlinkHostStatus& n : health.nvlink) {
     if (!crosses.nvlink) break;
+    if (n.state != HealthState::Down && !crosses.nvlink_paced) continue;  // it would only slow NVLink
     if (job_names.contains(n.host)) {
       crossed.push_back(nvlink_json(n));
     } else if (candidate_names.contains(n.host)) {

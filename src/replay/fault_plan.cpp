@@ -64,6 +64,8 @@ void apply(FaultRates& r, const std::string& key, const std::string& value) {
     r.uplink_slow = number(key, value, 0, 1e3);
   } else if (key == "nvlink-flap") {
     r.nvlink_flap = number(key, value, 0, 1e3);
+  } else if (key == "nvlink-slow") {
+    r.nvlink_slow = number(key, value, 0, 1e3);
   } else if (key == "slow-keeps") {
     r.slow_keeps = number(key, value, 0.01, 1);
   } else if (key == "episode") {
@@ -77,7 +79,7 @@ void apply(FaultRates& r, const std::string& key, const std::string& value) {
   } else {
     throw FaultSpecError(
         fmt::format("--faults: {}: unknown key (host-flap, uplink-flap, uplink-slow, nvlink-flap, "
-                    "slow-keeps, episode, flap-every, detect, checkpoint)",
+                    "nvlink-slow, slow-keeps, episode, flap-every, detect, checkpoint)",
                     key));
   }
 }
@@ -85,8 +87,9 @@ void apply(FaultRates& r, const std::string& key, const std::string& value) {
 }  // namespace
 
 std::string FaultRates::to_string() const {
-  // nvlink-flap only when set: the IB-only runs print as they always did.
-  const std::string nvlink = nvlink_flap > 0 ? fmt::format(",nvlink-flap={:g}", nvlink_flap) : "";
+  // nvlink-* only when set: the IB-only runs print as they always did.
+  std::string nvlink = nvlink_flap > 0 ? fmt::format(",nvlink-flap={:g}", nvlink_flap) : "";
+  if (nvlink_slow > 0) nvlink += fmt::format(",nvlink-slow={:g}", nvlink_slow);
   return fmt::format(
       "host-flap={:g},uplink-flap={:g},uplink-slow={:g},slow-keeps={:g},episode={:g},flap-every={:g},detect={"
       ":g},"
@@ -124,7 +127,8 @@ std::vector<FaultEpisode> plan_faults(const LocalityIndex& index, const FaultRat
   std::vector<FaultEpisode> out;
   // One stream per kind, so that turning one kind off leaves the others' episodes as they were.
   std::mt19937_64 hosts(seed * 0x9E3779B97F4A7C15ULL + 1), flaps(seed * 0x9E3779B97F4A7C15ULL + 2),
-      slows(seed * 0x9E3779B97F4A7C15ULL + 3), nvlinks(seed * 0x9E3779B97F4A7C15ULL + 4);
+      slows(seed * 0x9E3779B97F4A7C15ULL + 3), nvlinks(seed * 0x9E3779B97F4A7C15ULL + 4),
+      nvlink_slows(seed * 0x9E3779B97F4A7C15ULL + 5);
   for (int h = 0; h < index.host_count(); ++h) {
     if (index.leaf_group_of(h) < 0) continue;
     draw(out, hosts, rates.host_flap, FaultKind::Flap, FaultTarget::HostLink, h, t0, t1, rates.episode_s);
@@ -132,6 +136,8 @@ std::vector<FaultEpisode> plan_faults(const LocalityIndex& index, const FaultRat
   for (int h = 0; h < index.host_count(); ++h) {
     if (!index.domain_of(h) || index.leaf_group_of(h) < 0) continue;
     draw(out, nvlinks, rates.nvlink_flap, FaultKind::Flap, FaultTarget::Nvlink, h, t0, t1, rates.episode_s);
+    draw(out, nvlink_slows, rates.nvlink_slow, FaultKind::Slow, FaultTarget::Nvlink, h, t0, t1,
+         rates.episode_s);
   }
   for (int l = 0; l < index.leaf_group_count(); ++l) {
     const int cables = std::max(0, index.leaf_group(l).uplinks);

@@ -20,13 +20,14 @@ struct FaultRates {
   double uplink_flap = 0;   // a leaf group's uplink cable flaps
   double uplink_slow = 0;   // a leaf group's uplink cable turns sub-healthy
   double nvlink_flap = 0;   // per host in an NVLink domain and day: its NVLink fails (a route unhealthy)
-  double slow_keeps = 0.5;  // share of its bandwidth a sub-healthy cable keeps
+  double nvlink_slow = 0;   // per host in an NVLink domain and day: its NVLink bandwidth is degraded
+  double slow_keeps = 0.5;  // share of its bandwidth a sub-healthy cable (or degraded NVLink) keeps
   double episode_s = 6 * 3600.0;  // until the link is repaired (or leaves service)
   double flap_every_s = 1800;     // a flapping link drops this often in its episode
   double detect_s = 300;          // a state is known (health sweeps) this long after it begins or ends
   double checkpoint_s = 3600;     // a failed job restarts from its last checkpoint
   [[nodiscard]] bool any() const {
-    return host_flap > 0 || uplink_flap > 0 || uplink_slow > 0 || nvlink_flap > 0;
+    return host_flap > 0 || uplink_flap > 0 || uplink_slow > 0 || nvlink_flap > 0 || nvlink_slow > 0;
   }
   // Key=value list, keys as parse_fault_spec takes them.
   [[nodiscard]] std::string to_string() const;
@@ -38,15 +39,16 @@ class FaultSpecError : public std::invalid_argument {
 };
 
 // "stress", "llama3" or "none", then optional overrides, comma-separated:
-// host-flap=R, uplink-flap=R, uplink-slow=R (per link-day), nvlink-flap=R (per host-day,
-// hosts in an NVLink domain; in no preset), slow-keeps=F (0..1),
+// host-flap=R, uplink-flap=R, uplink-slow=R (per link-day), nvlink-flap=R, nvlink-slow=R
+// (per host-day, hosts in an NVLink domain; in no preset), slow-keeps=F (0..1),
 // episode=S, flap-every=S, detect=S, checkpoint=S (seconds), e.g.
 // "stress,checkpoint=1800" or "host-flap=0.01,uplink-flap=0.01". Throws FaultSpecError
 // naming the bad item and why.
 [[nodiscard]] FaultRates parse_fault_spec(const std::string& spec);
 
 // Nvlink: a host's NVLink (its tray's route to the rack's NVSwitch trays): it carries the
-// traffic of its multi-host jobs and of its one-host jobs of more than one GPU.
+// traffic of its multi-host jobs and of its one-host jobs of more than one GPU. Slow on
+// an NVLink: its bandwidth degraded (NVML's Bandwidth Degraded: links of its GPUs down).
 enum class FaultTarget { HostLink, Uplink, Nvlink };
 enum class FaultKind { Flap, Slow };
 

@@ -38,6 +38,10 @@ struct Running {
   double slowdown = 1;
   double comm_share = 0;
   double cliff = 0;  // f x (R - 1) for a job spread over NVLink domains one could hold
+  // f x (1 / keeps - 1) while a host of a job inside one NVLink domain has its NVLink
+  // degraded: its collectives run at the degraded GPU's pace (a ring at its slowest link).
+  double nvlink = 0;
+  double gpu_comm_share = 0;  // gpu_comm_share_of: what NVLink carries of its time
   int version = 0;
   std::vector<BundleDemand> demand;  // as counted on the bundles (x f when time-averaged)
 };
@@ -463,7 +467,12 @@ class Simulation {
     r.demand = std::move(demand);
     changed_.clear();
     sharing_.add(i, r.demand, changed_);
-    r.slowdown = slowdown(f, sharing_.rho(r.demand), options_.model.demand) + r.cliff;
+    r.gpu_comm_share = job.nodes >= 2 ? f
+                       : options_.model.enabled
+                           ? gpu_comm_share_of(job, options_.model.comm_shares, options_.seed)
+                           : 0.0;
+    r.nvlink = nvlink_slowing(i, allocations_[i], r.gpu_comm_share);
+    r.slowdown = slowdown(f, sharing_.rho(r.demand), options_.model.demand) + r.cliff + r.nvlink;
     departures_.push(Departure{t + r.work_s * r.slowdown, i, r.version});
     reshare(i, t);
   }
@@ -547,6 +556,8 @@ class Simulation {
     drained_.assign(index_.host_count(), 0);
     uplink_seen_.assign(index_.leaf_group_count(), {0, 0});
     slow_count_.assign(index_.leaf_group_count(), 0);
+    nvlink_slow_.assign(index_.host_count(), 0);
+    nvlink_slow_hosts_ = 0;
     health_aware_ = policy_.name() == "fabricfit";
   }
 
@@ -557,6 +568,14 @@ class Simulation {
       case FaultTick::Drop: return drop(ep, t);
       case FaultTick::SlowOn:
       case FaultTick::SlowOff: {
+        if (ep.target == FaultTarget::Nvlink) {
+          int& n = nvlink_slow_[ep.where];
+          const bool was = n > 0;
+          n += tick.kind == FaultTick::SlowOn ? 1 : -1;
+          nvlink_slow_hosts_ += (n > 0 ? 1 : 0) - (was ? 1 : 0);
+          if (was != (n > 0)) slow_nvlink(ep.where, t);
+          return false;
+        }
         int& n = slow_count_[ep.where];
         const bool was = n > 0;
         n += tick.kind == FaultTick::SlowOn ? 1 : -1;
@@ -676,6 +695,40 @@ class Simulation {
     return free_at_now_;
   }
 
+  // The slowing of job i on `a` by degraded NVLink (Running::nvlink): a job NVLink paces
+  // (crossed_parts: inside one domain, several hosts or several GPUs on its one host; across
+  // domains only with tensor parallel groups) with a degraded host among its own. Its time
+  // in collectives (`f`: gpu_comm_share_of, 0 for one GPU) takes 1 / keeps as long; across
+  // domains the InfiniBand between them paces ring, tree and all-to-all traffic.
+  [[nodiscard]] double nvlink_slowing(int i, const Allocation& a, double f) const {
+    if (nvlink_slow_hosts_ == 0 || f <= 0 || a.hosts.empty()) return 0.0;
+    if (!crossed_parts(index_, a, options_.rule.pattern_for(jobs_[i])).nvlink_paced) return 0.0;
+    const bool slowed = std::ranges::any_of(a.hosts, [&](int h) { return nvlink_slow_[h] > 0; });
+    return slowed ? f * (1.0 / options_.faults.slow_keeps - 1.0) : 0.0;
+  }
+
+  // Host h's NVLink turned degraded or recovered: its jobs progress at their new pace.
+  void slow_nvlink(int h, double t) {
+    for (int j : host_jobs_[h]) {
+      Running& r = running_[j];
+      r.nvlink = nvlink_slowing(j, allocations_[j], r.gpu_comm_share);
+      rerate(j, t);
+    }
+  }
+
+  // Job j progresses at its pace of now (bandwidth share, cliff, NVLink) from t on.
+  void rerate(int j, double t) {
+    Running& r = running_[j];
+    const double s =
+        slowdown(r.comm_share, sharing_.rho(r.demand), options_.model.demand) + r.cliff + r.nvlink;
+    if (std::abs(s - r.slowdown) < 1e-12) return;
+    r.work_s = std::max(0.0, r.work_s - (t - r.since) / r.slowdown);
+    r.since = t;
+    r.slowdown = s;
+    ++r.version;
+    departures_.push(Departure{t + r.work_s * s, j, r.version});
+  }
+
   // Jobs on the bundles whose sharing changed progress at their new pace from now on.
   void reshare(int except, double t) {
     touched_.clear();
@@ -686,16 +739,7 @@ class Simulation {
     }
     std::sort(touched_.begin(), touched_.end());
     touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-    for (int j : touched_) {
-      Running& r = running_[j];
-      const double s = slowdown(r.comm_share, sharing_.rho(r.demand), options_.model.demand) + r.cliff;
-      if (std::abs(s - r.slowdown) < 1e-12) continue;
-      r.work_s = std::max(0.0, r.work_s - (t - r.since) / r.slowdown);
-      r.since = t;
-      r.slowdown = s;
-      ++r.version;
-      departures_.push(Departure{t + r.work_s * s, j, r.version});
-    }
+    for (int j : touched_) rerate(j, t);
   }
 
   const LocalityIndex& index_;
@@ -740,6 +784,8 @@ class Simulation {
   // Per host and group: flapping and sub-healthy episodes seen and not yet cleared.
   std::vector<std::pair<int, int>> host_seen_, uplink_seen_, nvlink_seen_;
   std::vector<int> slow_count_, failing_;
+  std::vector<int> nvlink_slow_;  // per host: its NVLink's degraded episodes now
+  int nvlink_slow_hosts_ = 0;     // hosts with one
   std::map<int, double> base_capacity_;
   bool health_aware_ = false;
   std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;

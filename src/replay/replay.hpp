@@ -190,6 +190,11 @@ struct ReplayResult {
 // hash of its id and the seed; 0 for a one-host job.
 [[nodiscard]] double comm_share_of(const TraceJob& job, const std::vector<double>& shares,
                                    std::uint64_t seed);
+// The share of a job's time its GPUs spend talking to each other, network or NVLink: as
+// comm_share_of for a multi-host job, and drawn the same way for a one-host job of several
+// GPUs (on an NVL72 tray they talk through the rack's NVSwitch trays); 0 for one GPU.
+[[nodiscard]] double gpu_comm_share_of(const TraceJob& job, const std::vector<double>& shares,
+                                       std::uint64_t seed);
 
 [[nodiscard]] JobWidth job_class_of(const TraceJob& job, int largest_leaf_group);
 

@@ -36,11 +36,15 @@ double t95(int df) {
 
 }  // namespace
 
-double comm_share_of(const TraceJob& job, const std::vector<double>& shares, std::uint64_t seed) {
-  if (job.nodes < 2) return 0;
+double gpu_comm_share_of(const TraceJob& job, const std::vector<double>& shares, std::uint64_t seed) {
+  if (job.gpus() < 2) return 0;
   if (job.comm_share >= 0) return job.comm_share;
   if (shares.empty()) return 0;
   return shares[mix(hash_id(job.id) ^ mix(seed)) % shares.size()];
+}
+
+double comm_share_of(const TraceJob& job, const std::vector<double>& shares, std::uint64_t seed) {
+  return job.nodes < 2 ? 0.0 : gpu_comm_share_of(job, shares, seed);
 }
 
 JobWidth job_class_of(const TraceJob& job, int largest_leaf_group) {

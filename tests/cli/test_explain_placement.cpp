@@ -202,8 +202,10 @@ TEST(ExplainPlacement, ASnapshotWithNoConfigBehindItSaysWhatWasTried) {
 }
 
 // What crossed_parts says of a job in two leaf groups, and of one in one group.
-constexpr fabricfit::CrossedParts kSplit{.host_links = true, .nvlink = true, .uplinks = true};
-constexpr fabricfit::CrossedParts kOneGroup{.host_links = true, .nvlink = true, .uplinks = false};
+constexpr fabricfit::CrossedParts kSplit{
+    .host_links = true, .nvlink = true, .nvlink_paced = true, .uplinks = true};
+constexpr fabricfit::CrossedParts kOneGroup{
+    .host_links = true, .nvlink = true, .nvlink_paced = true, .uplinks = false};
 
 // Issue 29: the unhealthy links a placement crosses (its hosts' HCA links; its leaf groups'
 // uplinks when it spans several) and those it avoided among the free hosts it did not use.
@@ -302,11 +304,27 @@ TEST(ExplainHealth, OneHostJobsCrossOnlyTheirNvlink) {
   EXPECT_TRUE(one_gpu["crossed"].empty()) << one_gpu.dump(2);
   EXPECT_TRUE(one_gpu["avoided"].empty()) << one_gpu.dump(2);
 
-  const json four_gpus =
-      placement_health(f, health, {"gpu001"}, fabricfit::CrossedParts{.nvlink = true}, free);
+  const json four_gpus = placement_health(
+      f, health, {"gpu001"}, fabricfit::CrossedParts{.nvlink = true, .nvlink_paced = true}, free);
   ASSERT_EQ(four_gpus["crossed"].size(), 1u) << four_gpus.dump(2);
   EXPECT_EQ(four_gpus["crossed"][0]["nvlink"], "gpu001");
   ASSERT_EQ(four_gpus["avoided"].size(), 1u)
       << "gpu002's HCA link was never a concern: " << four_gpus.dump(2);
   EXPECT_EQ(four_gpus["avoided"][0]["nvlink"], "gpu003");
+}
+
+// A job NVLink does not pace (across domains, ring traffic: crossed_parts) is not slowed by a
+// degraded NVLink: explain lists only failing ones, as placement counts only those.
+TEST(ExplainHealth, ADegradedNvlinkIsNotCrossedByAJobItDoesNotPace) {
+  using fabricfit::HealthState;
+  const fabricfit::Fabric f = fabricfit::testing::two_groups_of_four();
+  auto health = fabricfit::testing::health_file_of(f, {});
+  health.nvlink = {{"gpu001", HealthState::SubHealthy, 950, "GPU 0: Bandwidth Degraded", "r:69"},
+                   {"gpu002", HealthState::Down, 960, "GPU 0: Route Unhealthy True", "r:103"},
+                   {"gpu003", HealthState::SubHealthy, 950, "GPU 0: Bandwidth Degraded", "r:70"}};
+  const fabricfit::CrossedParts across{.host_links = true, .nvlink = true, .nvlink_paced = false};
+  const json h = placement_health(f, health, {"gpu001", "gpu002"}, across, {"gpu003"});
+  ASSERT_EQ(h["crossed"].size(), 1u) << h.dump(2);
+  EXPECT_EQ(h["crossed"][0]["nvlink"], "gpu002");
+  EXPECT_TRUE(h["avoided"].empty()) << h.dump(2);
 }

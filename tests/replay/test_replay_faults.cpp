@@ -119,23 +119,23 @@ TEST(HealthAvoidance, FailingPartsNeverDegradedPartsWhenSomethingElseFits) {
   // A split over a group whose uplinks flap is failing too; inside it, nothing is crossed.
   health.host_link.assign(4, PartHealth::Healthy);
   health.uplinks[0] = PartHealth::Failing;
-  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 1}, {8, 8}}, health), PartHealth::Healthy);
-  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 2}, {8, 8}}, health), PartHealth::Failing);
-  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {8}}, health), PartHealth::Healthy);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 1}, {8, 8}}, health, CommPattern{}), PartHealth::Healthy);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 2}, {8, 8}}, health, CommPattern{}), PartHealth::Failing);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {8}}, health, CommPattern{}), PartHealth::Healthy);
 }
 
 TEST(HealthAvoidance, CrossedPartsByJobShape) {
   // Hosts 0-1 under one leaf group, 2-3 under the other (TwoGroups).
   TwoGroups c;
-  const auto one_gpu = crossed_parts(c.index, Allocation{{0}, {1}});
+  const auto one_gpu = crossed_parts(c.index, Allocation{{0}, {1}}, CommPattern{});
   EXPECT_FALSE(one_gpu.host_links || one_gpu.nvlink || one_gpu.uplinks) << "1 GPU: nothing crossed";
-  const auto one_host = crossed_parts(c.index, Allocation{{0}, {4}});
+  const auto one_host = crossed_parts(c.index, Allocation{{0}, {4}}, CommPattern{});
   EXPECT_TRUE(one_host.nvlink);
   EXPECT_FALSE(one_host.host_links || one_host.uplinks);
-  const auto one_group = crossed_parts(c.index, Allocation{{0, 1}, {1, 1}});
+  const auto one_group = crossed_parts(c.index, Allocation{{0, 1}, {1, 1}}, CommPattern{});
   EXPECT_TRUE(one_group.host_links && one_group.nvlink);
   EXPECT_FALSE(one_group.uplinks);
-  EXPECT_TRUE(crossed_parts(c.index, Allocation{{0, 2}, {1, 1}}).uplinks);
+  EXPECT_TRUE(crossed_parts(c.index, Allocation{{0, 2}, {1, 1}}, CommPattern{}).uplinks);
 
   // worst_crossed follows it: a 1-GPU job on a host whose NVLink and HCA link fail crosses
   // neither, a 4-GPU one crosses its NVLink only.
@@ -143,9 +143,48 @@ TEST(HealthAvoidance, CrossedPartsByJobShape) {
       .host_link = {PartHealth::Failing, PartHealth::Healthy, PartHealth::Healthy, PartHealth::Healthy},
       .uplinks = {PartHealth::Healthy, PartHealth::Healthy},
       .nvlink = {PartHealth::Degraded, PartHealth::Healthy, PartHealth::Healthy, PartHealth::Healthy}};
-  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {1}}, health), PartHealth::Healthy);
-  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {4}}, health), PartHealth::Degraded);
-  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 1}, {4, 4}}, health), PartHealth::Failing);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {1}}, health, CommPattern{}), PartHealth::Healthy);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0}, {4}}, health, CommPattern{}), PartHealth::Degraded);
+  EXPECT_EQ(worst_crossed(c.index, Allocation{{0, 1}, {4, 4}}, health, CommPattern{}), PartHealth::Failing);
+}
+
+TEST(HealthAvoidance, ADegradedNvlinkCountsOnlyForTheJobsItPaces) {
+  // One leaf group of 4 hosts, domains {0, 1} and {2, 3}; host 0's NVLink degraded, host 3's failing.
+  Fabric fab = make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4});
+  set_nvlink_domains(fab, {NvlinkDomain{"nvl0", {0, 1}}, NvlinkDomain{"nvl1", {2, 3}}});
+  const LocalityIndex index(fab);
+  const FabricHealthView health{
+      .host_link = {},
+      .uplinks = {},
+      .nvlink = {PartHealth::Degraded, PartHealth::Healthy, PartHealth::Healthy, PartHealth::Failing}};
+  const CommPattern ring{};
+  const CommPattern tp4 = parse_comm_pattern("tp=4,dp=6");
+  // Inside one domain NVLink paces the job, whatever its pattern.
+  EXPECT_EQ(worst_crossed(index, Allocation{{0, 1}, {8, 8}}, health, ring), PartHealth::Degraded);
+  // Across domains: ring traffic is paced by the InfiniBand, tensor parallel groups by NVLink.
+  EXPECT_FALSE(crossed_parts(index, Allocation{{0, 1, 2}, {8, 8, 8}}, ring).nvlink_paced);
+  EXPECT_EQ(worst_crossed(index, Allocation{{0, 1, 2}, {8, 8, 8}}, health, ring), PartHealth::Healthy);
+  EXPECT_EQ(worst_crossed(index, Allocation{{0, 1, 2}, {8, 8, 8}}, health, tp4), PartHealth::Degraded);
+  // A failing NVLink drops every job whose GPUs talk over it.
+  EXPECT_EQ(worst_crossed(index, Allocation{{1, 2, 3}, {8, 8, 8}}, health, ring), PartHealth::Failing);
+
+  // A 3-host ring job is placed as if host 0 were healthy (tree's pick, hosts 0-2); a tp=4
+  // one is kept off host 0 (hosts 1-3 hold it, but host 3 fails: it waits for a healthy set).
+  const GpuState gpus = GpuState::uniform(4, 8);
+  const FragModel frag{WorkloadMix({JobClass{3, 8, 24}}), 8, 4};
+  const PlacementContext ctx{index, gpus, frag};
+  auto tree = make_policy("tree");
+  HealthAvoidance what;
+  const auto a = place_keeping_off_unhealthy(
+      *tree, ctx, JobRequest{.min_nodes = 3, .gpus_per_node = 8, .pattern = ring}, health, &what);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->hosts, (std::vector<int>{0, 1, 2}));
+  EXPECT_FALSE(what.kept_off || what.took_degraded);
+  const auto b = place_keeping_off_unhealthy(
+      *tree, ctx, JobRequest{.min_nodes = 3, .gpus_per_node = 8, .pattern = tp4}, health, &what);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->hosts, (std::vector<int>{0, 1, 2})) << "no set without host 0 or host 3: degraded taken";
+  EXPECT_TRUE(what.took_degraded);
 }
 
 TEST(HealthAvoidance, AOneHostJobThatMustSpreadOffAFailingNvlinkKeepsOffFailingHcasToo) {
@@ -288,6 +327,75 @@ TEST(ReplayFaults, AJobAFaultSentBackWaitsForTheFabricToClear) {
   EXPECT_EQ(f.classes[0].jobs, 1);
   EXPECT_DOUBLE_EQ(f.makespan_s, 30000);
   EXPECT_GT(f.faults.waited_for_healthy, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A degraded NVLink (`nvlink-slow`): a job inside one NVLink domain whose GPUs talk over
+// it runs at the degraded GPU's pace while the episode lasts: its time in collectives
+// (share f) takes 1 / keeps as long. One leaf group of 4 hosts of 8 GPUs, domains {0, 1}
+// and {2, 3}; host 0's NVLink keeps half its bandwidth from t = 100 to 600.
+TEST(ReplayFaults, ADegradedNvlinkSlowsTheJobsInsideItsDomainThatTalkOverIt) {
+  Fabric fab = make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4});
+  set_nvlink_domains(fab, {NvlinkDomain{"nvl0", {0, 1}}, NvlinkDomain{"nvl1", {2, 3}}});
+  const LocalityIndex index(fab);
+  ReplayOptions options;
+  options.faults.slow_keeps = 0.5;
+  options.faults.detect_s = 0;
+  options.fault_episodes = {{FaultKind::Slow, FaultTarget::Nvlink, 0, 100, 600}};
+  options.keep_runs = true;
+  auto tree = make_policy("tree");
+  const auto end_of = [&](const std::vector<TraceJob>& jobs, const std::string& id) {
+    const FragModel frag(workload_mix_of(jobs), 8, 4);
+    const auto r = replay_trace(index, jobs, *tree, frag, options);
+    for (const JobRun& run : r.runs)
+      if (jobs[run.job].id == id) return std::pair{run.end_s, run.hosts};
+    ADD_FAILURE() << id << " did not run";
+    return std::pair{0.0, std::vector<int>{}};
+  };
+  // 2 hosts in nvl0, half its time in collectives: 100 s at full pace, 500 s at 1.5x the
+  // time (333.3 s of work), the remaining 566.7 s at full pace again.
+  const auto [two, hosts] =
+      end_of({{.id = "A", .duration_s = 1000, .nodes = 2, .gpus_per_node = 8, .comm_share = 0.5}}, "A");
+  ASSERT_EQ(hosts, (std::vector<int>{0, 1}));
+  EXPECT_NEAR(two, 100 + 500 + (1000 - 100 - 500 / 1.5), 1e-6);
+  // One host, 2 GPUs talking over host 0's NVLink: slowed alike; 1 GPU: not at all.
+  EXPECT_NEAR(
+      end_of({{.id = "B", .duration_s = 1000, .nodes = 1, .gpus_per_node = 2, .comm_share = 0.5}}, "B").first,
+      100 + 500 + (1000 - 100 - 500 / 1.5), 1e-6);
+  EXPECT_DOUBLE_EQ(
+      end_of({{.id = "C", .duration_s = 1000, .nodes = 1, .gpus_per_node = 1, .comm_share = 0.5}}, "C").first,
+      1000);
+  // Across the two domains: paced by the InfiniBand between them, its NVLink not priced.
+  const auto [wide, wide_hosts] =
+      end_of({{.id = "W", .duration_s = 1000, .nodes = 3, .gpus_per_node = 8, .comm_share = 0.5}}, "W");
+  ASSERT_EQ(wide_hosts.size(), 3u);
+  EXPECT_DOUBLE_EQ(wide, 1000);
+  // Once a sweep has seen it (at 100), fabricfit keeps a job that talks over NVLink off
+  // host 0 while another domain holds it, and runs it at full pace there.
+  const std::vector<TraceJob> later = {
+      {.id = "L", .submit_s = 200, .duration_s = 1000, .nodes = 2, .gpus_per_node = 8, .comm_share = 0.5}};
+  const FragModel frag(workload_mix_of(later), 8, 4);
+  auto fabricfit = make_policy("fabricfit");
+  const auto kept = replay_trace(index, later, *fabricfit, frag, options);
+  EXPECT_EQ(kept.faults.kept_off, 1);
+  ASSERT_EQ(kept.runs.size(), 1u);
+  EXPECT_EQ(kept.runs[0].hosts, (std::vector<int>{2, 3}));
+  EXPECT_DOUBLE_EQ(kept.runs[0].end_s, 1200);
+  const auto blind = replay_trace(index, later, *tree, frag, options);
+  EXPECT_EQ(blind.runs[0].hosts, (std::vector<int>{0, 1}));
+  EXPECT_NEAR(blind.runs[0].end_s, 200 + 400 + (1000 - 400 / 1.5), 1e-6);
+  // The spec: nvlink-slow=R, printed only when set, in no preset.
+  const FaultRates r = parse_fault_spec("none,nvlink-slow=0.25");
+  EXPECT_TRUE(r.any());
+  EXPECT_NE(r.to_string().find(",nvlink-slow=0.25"), std::string::npos);
+  EXPECT_EQ(parse_fault_spec("stress").to_string().find("nvlink"), std::string::npos);
+  for (const FaultEpisode& e : plan_faults(index, r, 0, 100 * 86400.0, 3)) {
+    EXPECT_EQ(e.kind, FaultKind::Slow);
+    EXPECT_EQ(e.target, FaultTarget::Nvlink);
+  }
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 //   checkpoint, so a job placed across it loses all it does there: a multi-host job is
 //   never placed across it; it waits for a placement without it;
 // - degraded (sub-healthy, congested): it costs run time only: kept off while another
-//   placement fits now, else taken (waiting would cost more than the slowdown);
+//   placement fits now, else taken (waiting would cost more than the slowdown); a
+//   degraded NVLink only for the jobs it paces (crossed_parts);
 // - one-host jobs cross no link: placed as if all were healthy (no stranded capacity),
 //   except that a one-host job with more than one GPU crosses the host's NVLink.
 // docs/placement.md, "Faults".
@@ -52,17 +53,23 @@ struct HealthAvoidance {
 
 // Which kinds of part an allocation's traffic crosses: its hosts' HCA links and NVLink when
 // it has several hosts, the uplinks of its groups when it spans several, and its one host's
-// NVLink when it has one host and more than one GPU there. One rule for placement and for
-// what explain says a job crossed.
+// NVLink when it has one host and more than one GPU there. A failing NVLink drops every
+// job whose GPUs talk over it; a degraded one only slows the jobs NVLink paces: a job
+// inside one domain, and one across domains whose `pattern` has tensor parallel groups
+// (tp > 1) talking inside them. Across domains, ring, tree and all-to-all traffic is paced
+// by the InfiniBand between them: keeping such a job off a degraded tray would cost it
+// leaf-group locality for nothing. One rule for placement and for what explain says.
 struct CrossedParts {
   bool host_links = false;
   bool nvlink = false;
+  bool nvlink_paced = false;  // a degraded NVLink slows it
   bool uplinks = false;
 };
-[[nodiscard]] CrossedParts crossed_parts(const LocalityIndex& index, const Allocation& a);
+[[nodiscard]] CrossedParts crossed_parts(const LocalityIndex& index, const Allocation& a,
+                                         const CommPattern& pattern);
 
-// The worst part the allocation's traffic crosses (crossed_parts).
+// The worst part the allocation's traffic crosses (crossed_parts), for a job of `pattern`.
 [[nodiscard]] PartHealth worst_crossed(const LocalityIndex& index, const Allocation& a,
-                                       const FabricHealthView& health);
+                                       const FabricHealthView& health, const CommPattern& pattern);
 
 }  // namespace fabricfit
