@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "cli/frag_history.hpp"
+#include "cli/health_report.hpp"
 #include "cli/report_jobs.hpp"
 #include "common/hostlist.hpp"
 #include "common/xml_escape.hpp"
@@ -36,8 +38,11 @@ const char* host_class(const GpuState& g, int h) {
 // The fabric as HTML boxes, not a fixed-size drawing: leaf groups wrap to the page's width
 // like words, and every host shows its name and free GPUs as text (a name only in a
 // tooltip cannot be read off a screenshot or searched for).
+// Hosts whose NVLink is not healthy (the health file's NVLink section), by name.
+using NvlinkByHost = std::map<std::string, const NvlinkHostStatus*, std::less<>>;
+
 std::string fabric_html(const Fabric& fabric, const LocalityIndex& index, const GpuState& gpus,
-                        const HealthMarks& health) {
+                        const HealthMarks& health, const NvlinkByHost& nvlink) {
   std::set<std::string> degraded_ends;
   for (const auto& d : fabric.degraded_links) {
     degraded_ends.insert(d.a);
@@ -73,14 +78,24 @@ std::string fabric_html(const Fabric& fabric, const LocalityIndex& index, const 
                                 !health.hosts[static_cast<std::size_t>(*fh)].empty()
                             ? &health.hosts[static_cast<std::size_t>(*fh)]
                             : nullptr;
+      const auto nv_it = nvlink.find(index.host_name(h));
+      const NvlinkHostStatus* nv = nv_it == nvlink.end() ? nullptr : nv_it->second;
+      std::string why, mark;
+      if (hca) {
+        why += "; HCA link " + xml_escape(main_evidence(hca->front()));
+        mark += fmt::format("<span class=\"health-mark\">{}</span>", state_name(worst_state(*hca)));
+      }
+      if (nv) {
+        why += fmt::format("; NVLink {}: {}", nvlink_state_name(nv->state), xml_escape(nv->reason));
+        mark += fmt::format("<span class=\"health-mark nvlink-mark\">NVLink {}</span>",
+                            nvlink_state_name(nv->state));
+      }
       // A domain may span leaf groups (a tray per rail leaf): each host says its own.
       const auto d = index.domain_of(h);
       out += fmt::format(
           "<div class=\"host {0}{4}{7}\" data-host=\"{1}\"{8} title=\"{1}: {2} of {3} GPUs free{5}\"><span "
           "class=\"host-name\">{1}</span><span class=\"host-gpus\">{2}/{3}</span>{9}{6}</div>\n",
-          host_class(gpus, h), name, gpus.free[h], gpus.total[h], hca ? " unhealthy" : "",
-          hca ? "; HCA link " + xml_escape(main_evidence(hca->front())) : "",
-          hca ? fmt::format("<span class=\"health-mark\">{}</span>", state_name(worst_state(*hca))) : "",
+          host_class(gpus, h), name, gpus.free[h], gpus.total[h], hca || nv ? " unhealthy" : "", why, mark,
           d ? fmt::format(" dom-{}", *d % kDomainColours) : "",
           d ? fmt::format(" data-domain=\"{}\"", xml_escape(index.domain_name(*d))) : "",
           d ? domain_mark(index, *d) : "");
@@ -93,7 +108,10 @@ std::string fabric_html(const Fabric& fabric, const LocalityIndex& index, const 
 // The NVLink domains (none: ""): how many domain- and half-domain-sized jobs of whole hosts
 // still fit, and per domain its hosts, the leaf groups they hang off, its free GPUs and its
 // wholly free hosts, each domain's name on its colour as the key to the hosts' marks.
-std::string domains_html(const LocalityIndex& index, const GpuState& gpus) {
+// `nvlink_read`: the health file holds the nodes' NVLink reports (else no NVLink column: no
+// news is not health).
+std::string domains_html(const LocalityIndex& index, const GpuState& gpus, const NvlinkByHost& nvlink,
+                         bool nvlink_read) {
   if (index.domain_count() == 0) return "";
   const DomainFragmentation m = measure_domain_fragmentation(index, gpus);
   std::string rows;
@@ -102,25 +120,38 @@ std::string domains_html(const LocalityIndex& index, const GpuState& gpus) {
     const auto hosts = index.hosts_of_domain(d);
     const DomainFreeCapacity& c = m.domains[static_cast<std::size_t>(d)];
     std::vector<std::string> names;
-    for (const int h : hosts) names.push_back(index.host_name(h));
+    int failing = 0, degraded = 0;
+    for (const int h : hosts) {
+      names.push_back(index.host_name(h));
+      if (const auto it = nvlink.find(index.host_name(h)); it != nvlink.end()) {
+        failing += it->second->state == HealthState::Down ? 1 : 0;
+        degraded += it->second->state == HealthState::Down ? 0 : 1;
+      }
+    }
     in_domains += static_cast<int>(hosts.size());
     rows += fmt::format(
         "<tr class=\"domain{}\" data-domain=\"{}\"><td>{}</td><td class=\"domain-hosts\">{}</td>"
         "<td class=\"domain-groups\">{}</td><td class=\"domain-free\">{}/{}</td><td "
-        "class=\"domain-whole\">{}/{}</td>"
+        "class=\"domain-whole\">{}/{}</td>{}"
         "</tr>\n",
         c.whole_free_hosts == c.hosts ? " wholly-free" : "", xml_escape(index.domain_name(d)),
         domain_mark(index, d), xml_escape(compress_hostlist(names)),
         xml_escape(fmt::format("{}", fmt::join(leaf_group_names_of(index, hosts), ", "))), c.free_gpus,
-        c.total_gpus, c.whole_free_hosts, c.hosts);
+        c.total_gpus, c.whole_free_hosts, c.hosts,
+        !nvlink_read ? std::string()
+                     : fmt::format("<td class=\"domain-nvlink\">{}</td>",
+                                   failing + degraded == 0
+                                       ? std::string("healthy")
+                                       : fmt::format("{} failing, {} degraded", failing, degraded)));
   }
   const int outside = index.host_count() - in_domains;
   return fmt::format(
       "<section id=\"nvlink-domains\"><h3>NVLink domains</h3>\n<p id=\"domain-frag\">{} of {} domains "
       "wholly free; {} half-domain jobs still fit (of whole hosts, each inside one domain)</p>\n"
       "<table id=\"domains\"><tr><th>domain</th><th>hosts</th><th>leaf groups</th><th>free GPUs</th>"
-      "<th>wholly free hosts</th></tr>\n{}</table>\n{}</section>\n",
-      m.whole_free_domains, index.domain_count(), m.half_domain_jobs, rows,
+      "<th>wholly free hosts</th>{}</tr>\n{}</table>\n{}</section>\n",
+      m.whole_free_domains, index.domain_count(), m.half_domain_jobs, nvlink_read ? "<th>NVLink</th>" : "",
+      rows,
       outside > 0 ? fmt::format("<p id=\"no-domain\">{} host(s) in no NVLink domain</p>\n", outside) : "");
 }
 
@@ -179,17 +210,26 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
                             d.expected_rate.to_string());
   }
   std::string unhealthy, health_key, health_summary;
+  NvlinkByHost nvlink;
   if (health) {
     for (const auto& l : health->links) {
       unhealthy +=
           fmt::format("<li class=\"unhealthy-link\">{}: {} since {} ({})</li>\n", xml_escape(link_name(l)),
                       state_name(l.state), l.since_unix, xml_escape(main_evidence(l)));
     }
+    for (const auto& n : health->nvlink) {
+      nvlink[n.host] = &n;
+      unhealthy += fmt::format("<li class=\"unhealthy-nvlink\">{} NVLink: {} since {} ({}, {})</li>\n",
+                               xml_escape(n.host), nvlink_state_name(n.state), n.since_unix,
+                               xml_escape(n.reason), xml_escape(n.at));
+    }
     health_key =
-        "<span class=\"unhealthy\"></span>HCA link or uplinks not healthy (state shown: sub-healthy, "
-        "congested, flapping, down)";
+        "<span class=\"unhealthy\"></span>HCA link, NVLink or uplinks not healthy (state shown: "
+        "sub-healthy, congested, flapping, down; NVLink failing, degraded)";
     health_summary =
         fmt::format(" {} link(s) not healthy at health sweep {}.", health->links.size(), health->sweeps);
+    if (!health->nvlink.empty())
+      health_summary += fmt::format(" {} host(s) with NVLink not healthy.", health->nvlink.size());
   }
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}: fabric and "
@@ -208,16 +248,17 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
                                  : "Cluster " + cluster),
       fabric.hosts.size(), fabric.leaf_groups.size(),
       fabric.rails == 1 ? std::string("1 rail") : fmt::format("{} rails", fabric.rails), fabric.tiers,
-      fabric.degraded_links.size(), fabric_html(fabric, index, gpus, marks), r.free_gpus, r.total_gpus,
-      r.unusable, r.frag, degraded.empty() ? "<li>none</li>\n" : degraded, jobs_table(index, jobs),
-      frag_history_svg(frag_history(index, gpus.total, jobs)),
+      fabric.degraded_links.size(), fabric_html(fabric, index, gpus, marks, nvlink), r.free_gpus,
+      r.total_gpus, r.unusable, r.frag, degraded.empty() ? "<li>none</li>\n" : degraded,
+      jobs_table(index, jobs), frag_history_svg(frag_history(index, gpus.total, jobs)),
       xml_escape(fabric.origin.empty() ? std::string("origin unknown") : fabric.origin), kStyle,
       health_summary, health_key,
       health ? fmt::format("<h3>Links not healthy</h3>\n<ul id=\"unhealthy\">{}</ul>\n",
                            unhealthy.empty() ? "<li>none</li>\n" : unhealthy)
              : "",
       index.domain_count() > 0 ? fmt::format(", {} NVLink domains", index.domain_count()) : "",
-      domains_html(index, gpus), index.domain_count() > 0 ? ", NVLink domain on its colour" : "");
+      domains_html(index, gpus, nvlink, health != nullptr && !health->nvlink_report.empty()),
+      index.domain_count() > 0 ? ", NVLink domain on its colour" : "");
 }
 
 }  // namespace fabricfit::cli

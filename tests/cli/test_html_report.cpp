@@ -277,7 +277,7 @@ TEST(HtmlReport, UnhealthyHcaLinksAndUplinksAreMarkedWithALegend) {
   const std::string text = visible_text(page);
   EXPECT_NE(text.find(second_leaf + " \u26a0 1 uplink(s) down"), std::string::npos) << text;
   EXPECT_NE(text.find("gpu002 8/8 flapping"), std::string::npos) << text;
-  EXPECT_NE(text.find("HCA link or uplinks not healthy"), std::string::npos) << "the legend";
+  EXPECT_NE(text.find("HCA link, NVLink or uplinks not healthy"), std::string::npos) << "the legend";
   EXPECT_NE(between(page, "<ul id=\"unhealthy\">", "</ul>").find("flapping since 900 (LinkDownedCounter 3"),
             std::string::npos);
   EXPECT_NE(between(page, "<p id=\"summary\">", "</p>").find("2 link(s) not healthy at health sweep 7"),
@@ -387,6 +387,42 @@ TEST(HtmlReport, DomainsTableSaysWhatStillFitsInEachDomain) {
   EXPECT_NE(section.find("<p id=\"no-domain\">2 host(s) in no NVLink domain</p>"), std::string::npos);
   // The table is the hosts' key: each name on the colour its hosts carry.
   EXPECT_NE(section.find("<span class=\"domain-mark dom-1\">nvl1</span>"), std::string::npos);
+}
+
+// Hosts whose NVLink is not healthy (the nodes' reports, in the health file) are marked as
+// an unhealthy HCA link is, and say it in words; the domains table counts them per domain;
+// without NVLink reports in the health file there is no NVLink column (no news is not health).
+TEST(HtmlReport, NvlinkHostsAreMarkedAndCountedPerDomain) {
+  const Fabric f = fabric_with_domains();
+  const LocalityIndex index(f);
+  const GpuState gpus = GpuState::uniform(index.host_count(), 8);
+  HealthFile health = fabricfit::testing::health_file_of(f, {});
+  health.nvlink_report = "/var/spool/fabricfit/nvlink";
+  health.nvlink = {
+      {"gpu002", HealthState::Down, 960, "GPU 00000018:01:00.0: Route Unhealthy True", "r:103"},
+      {"gpu004", HealthState::SubHealthy, 950, "GPU 00000009:01:00.0: Bandwidth Degraded", "r:69"}};
+  const std::string page = html_report(f, index, gpus, {}, "c", &health);
+  EXPECT_TRUE(
+      std::regex_search(page, std::regex("<div class=\"host free unhealthy dom-0\" data-host=\"gpu002\"[^>]*"
+                                         "NVLink failing: GPU 00000018:01:00.0: Route Unhealthy True")))
+      << page;
+  const std::string text = visible_text(page);
+  EXPECT_NE(text.find(" gpu002 8/8 nvl0 NVLink failing "), std::string::npos) << text;
+  EXPECT_NE(text.find(" gpu004 8/8 nvl1 NVLink degraded "), std::string::npos) << text;
+  EXPECT_NE(between(page, "<ul id=\"unhealthy\">", "</ul>")
+                .find("gpu002 NVLink: failing since 960 (GPU 00000018:01:00.0: Route Unhealthy True, r:103)"),
+            std::string::npos);
+  EXPECT_NE(between(page, "<p id=\"summary\">", "</p>").find("2 host(s) with NVLink not healthy."),
+            std::string::npos);
+  const std::string section = between(page, "<section id=\"nvlink-domains\">", "</section>");
+  EXPECT_EQ(domain_row(section, "nvl0").back(), "1 failing, 0 degraded");
+  EXPECT_EQ(domain_row(section, "nvl1").back(), "0 failing, 1 degraded");
+  EXPECT_EQ(domain_row(section, "nvl2").back(), "healthy");
+  health.nvlink_report.clear();
+  health.nvlink.clear();
+  const std::string unread = html_report(f, index, gpus, {}, "c", &health);
+  EXPECT_EQ(unread.find("<th>NVLink</th>"), std::string::npos);
+  EXPECT_EQ(domain_row(between(unread, "<section id=\"nvlink-domains\">", "</section>"), "nvl2").size(), 5u);
 }
 
 TEST(HtmlReport, JobsTableNamesEachJobsNvlinkDomains) {
