@@ -182,7 +182,7 @@ def main():
             if got is None or "fabricfit" not in got[1] or "block" not in got[1]:
                 continue
             r = at_block_free_capacity(got[1]["fabricfit"], got[1]["block"])
-            if r:
+            if r and r[0] == r[0] and r[1] == r[1]:  # not NaN (block's share 0, fabricfit's not)
                 shares.append(r[0])
                 counts.append(r[1])
         if shares:

@@ -49,7 +49,7 @@ def row(name, runs, ffr, blk, counts, kept_off, against):
     (block's row: 1)."""
     mine = runs is ffr
     cells = [iv_text([x[k] for x in runs.values() if k in x], 0) for k in counts]
-    cells.append(iv_text([x["kept_off"] for x in runs.values()], 0) if mine and kept_off else "-")
+    cells.append(iv_text([x["kept_off"] for x in runs.values() if "kept_off" in x], 0) if mine and kept_off else "-")
     cells += [iv_text(ratios(ffr, blk, k)) if mine else "1" for k in against]
     return f"| {name} | " + " | ".join(cells) + " |"
 

@@ -9,6 +9,7 @@
 
 #include "cli/health_marks.hpp"
 #include "cli/health_report.hpp"
+#include "placement/selection/health_view.hpp"
 #include "placement/slurm/admin_comment.hpp"
 
 namespace fabricfit::cli {
@@ -227,7 +228,8 @@ json placement_health(const Fabric& f, const HealthFile& health, const std::vect
   const std::set<std::string, std::less<>> job_names(job_hosts.begin(), job_hosts.end());
   for (const NvlinkHostStatus& n : health.nvlink) {
     if (!crosses.nvlink) break;
-    if (n.state != HealthState::Down && !crosses.nvlink_paced) continue;  // it would only slow NVLink
+    // A degraded NVLink only slows, and only the jobs it paces (crossed_parts).
+    if (part_health(n.state) != PartHealth::Failing && !crosses.nvlink_paced) continue;
     if (job_names.contains(n.host)) {
       crossed.push_back(nvlink_json(n));
     } else if (candidate_names.contains(n.host)) {

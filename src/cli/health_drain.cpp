@@ -83,9 +83,12 @@ DrainPlan plan_drains(const Fabric& f, const HealthFile& health, const std::vect
           it->second, [&](const DrainCause& c) { return n.reason.starts_with(c.kind + " ("); });
       if (!still) plan.reason.push_back({n.name, it->second.front().reason});
     } else {
-      plan.resume.push_back({n.name, n.reason.find("NVLink") != std::string::npos
-                                         ? "its NVLink no longer fails"
-                                         : "its HCA link no longer flaps"});
+      const auto was = [&](std::string_view kind) {
+        return n.reason.starts_with(fmt::format("{}{}", kDrainReasonPrefix, kind));
+      };
+      plan.resume.push_back({n.name, was("NVLink")          ? "its NVLink no longer fails"
+                                     : was("HCA link down") ? "its HCA link is up again"
+                                                            : "its HCA link no longer flaps"});
     }
   }
   std::map<std::string, const SlurmNode*, std::less<>> by_name;

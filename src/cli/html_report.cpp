@@ -14,6 +14,7 @@
 #include "common/xml_escape.hpp"
 #include "placement/domain_fragmentation.hpp"
 #include "placement/fragmentation.hpp"
+#include "placement/selection/health_view.hpp"
 
 namespace fabricfit::cli {
 namespace {
@@ -124,8 +125,9 @@ std::string domains_html(const LocalityIndex& index, const GpuState& gpus, const
     for (const int h : hosts) {
       names.push_back(index.host_name(h));
       if (const auto it = nvlink.find(index.host_name(h)); it != nvlink.end()) {
-        failing += it->second->state == HealthState::Down ? 1 : 0;
-        degraded += it->second->state == HealthState::Down ? 0 : 1;
+        const bool fails = part_health(it->second->state) == PartHealth::Failing;
+        failing += fails ? 1 : 0;
+        degraded += fails ? 0 : 1;
       }
     }
     in_domains += static_cast<int>(hosts.size());
@@ -140,9 +142,7 @@ std::string domains_html(const LocalityIndex& index, const GpuState& gpus, const
         c.total_gpus, c.whole_free_hosts, c.hosts,
         !nvlink_read ? std::string()
                      : fmt::format("<td class=\"domain-nvlink\">{}</td>",
-                                   failing + degraded == 0
-                                       ? std::string("healthy")
-                                       : fmt::format("{} failing, {} degraded", failing, degraded)));
+                                   fmt::format("{} failing, {} degraded", failing, degraded)));
   }
   const int outside = index.host_count() - in_domains;
   return fmt::format(
@@ -224,8 +224,11 @@ std::string html_report(const Fabric& fabric, const LocalityIndex& index, const 
                                xml_escape(n.reason), xml_escape(n.at));
     }
     health_key =
-        "<span class=\"unhealthy\"></span>HCA link, NVLink or uplinks not healthy (state shown: "
-        "sub-healthy, congested, flapping, down; NVLink failing, degraded)";
+        health->nvlink_report.empty()
+            ? "<span class=\"unhealthy\"></span>HCA link or uplinks not healthy (state shown: "
+              "sub-healthy, congested, flapping, down)"
+            : "<span class=\"unhealthy\"></span>HCA link, NVLink or uplinks not healthy (state shown: "
+              "sub-healthy, congested, flapping, down; NVLink failing, degraded)";
     health_summary =
         fmt::format(" {} link(s) not healthy at health sweep {}.", health->links.size(), health->sweeps);
     if (!health->nvlink.empty())

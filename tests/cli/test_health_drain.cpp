@@ -166,8 +166,14 @@ TEST(HealthDrain, TheReasonIsRewrittenWhenItsCauseEndsAndAnotherHoldsTheNode) {
   EXPECT_TRUE(plan.reason[0].why.starts_with("fabricfit: HCA link down (")) << plan.reason[0].why;
   EXPECT_EQ(plan.reason[1].why, "fabricfit: NVLink failing (GPU 00000018:01:00.0: Route Unhealthy True)");
   ASSERT_EQ(names(plan.resume), std::vector<std::string>{"gpu004"});
+  EXPECT_EQ(plan.resume[0].why, "its NVLink no longer fails");
   EXPECT_TRUE(plan.drain.empty());
   EXPECT_TRUE(plan.held.empty());
+  // Its link up again, a node its Reason says was down is resumed saying so.
+  const DrainPlan up =
+      plan_drains(f, health_file_of(f, {}), {node("gpu001", "IDLE+DRAIN", plan.reason[0].why)}, 4);
+  ASSERT_EQ(names(up.resume), std::vector<std::string>{"gpu001"});
+  EXPECT_EQ(up.resume[0].why, "its HCA link is up again");
   // A link that is down for good keeps a drain but starts none.
   EXPECT_TRUE(
       plan_drains(f, health_file_of(f, {{.host = "gpu001", .state = HealthState::Down}}), idle_nodes(), 4)

@@ -185,6 +185,21 @@ TEST(HealthAvoidance, ADegradedNvlinkCountsOnlyForTheJobsItPaces) {
   ASSERT_TRUE(b);
   EXPECT_EQ(b->hosts, (std::vector<int>{0, 1, 2})) << "no set without host 0 or host 3: degraded taken";
   EXPECT_TRUE(what.took_degraded);
+
+  // A 2-host ring job one domain could hold: the masks first count degraded NVLink (it would
+  // stay in a domain), find nothing off host 0's degraded HCA link and hosts 1 and 3's
+  // degraded NVLink, then try without counting it: hosts 1-2 span the two domains, where
+  // ring traffic is InfiniBand's, and cross nothing unhealthy.
+  const FabricHealthView mixed{
+      .host_link = {PartHealth::Degraded, PartHealth::Healthy, PartHealth::Healthy, PartHealth::Healthy},
+      .uplinks = {},
+      .nvlink = {PartHealth::Healthy, PartHealth::Degraded, PartHealth::Healthy, PartHealth::Degraded}};
+  const auto c = place_keeping_off_unhealthy(
+      *tree, ctx, JobRequest{.min_nodes = 2, .gpus_per_node = 8, .pattern = ring}, mixed, &what);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->hosts, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(what.kept_off);
+  EXPECT_FALSE(what.took_degraded);
 }
 
 TEST(HealthAvoidance, AOneHostJobThatMustSpreadOffAFailingNvlinkKeepsOffFailingHcasToo) {

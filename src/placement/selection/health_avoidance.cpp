@@ -83,15 +83,13 @@ std::optional<Allocation> place_keeping_off_unhealthy(PlacementPolicy& policy, c
   // Placements off the parts at `level` or worse: first without such hosts, then also
   // without the hosts of such groups (a job inside one crosses no uplink, and the selector
   // keeps a job inside one group when it can, so a split it chose had no such option).
-  const auto place_off = [&](PartHealth level) -> std::optional<Allocation> {
+  // `paced`: whether the masks count a degraded NVLink (crossed_parts decides it from the
+  // placement found; the masks must guess before there is one).
+  const auto place_off_as = [&](PartHealth level, bool paced) -> std::optional<Allocation> {
     std::vector<std::uint8_t> mask(index.host_count(), 1);
     // A one-host placement crosses only its host's NVLink: hosts are first masked for that
     // alone; a request that may span hosts and then did is masked for their HCA links too.
     const bool one_host = plain->hosts.size() < 2;
-    // A host's worst part for this job: a job one domain could hold stays in one, where NVLink
-    // paces it; a wider one only with tensor parallel groups (crossed_parts).
-    const bool paced = index.domain_count() == 0 || request.min_nodes <= index.largest_domain() ||
-                       nvlink_paced_across(request.pattern);
     const auto host_part = [&](int h) {
       return std::max(at(health.host_link, h), nvlink_for(at(health.nvlink, h), paced));
     };
@@ -113,6 +111,22 @@ std::optional<Allocation> place_keeping_off_unhealthy(PlacementPolicy& policy, c
     a = policy.place(c, request);
     if (a && worst_crossed(index, *a, health, request.pattern) < level) return a;
     return std::nullopt;
+  };
+  // First as the request suggests (a job one domain could hold stays in one, where NVLink
+  // paces it; a wider one only with tensor parallel groups, or where there are no domains to
+  // say), then the other way: a degraded NVLink the guess left in may pace the placement
+  // found, or one it masked may not, and only the placement's own crossed_parts decides.
+  const int per_host = std::max(1, ctx.gpus.max_gpus_per_host());
+  const int least_nodes = std::max(request.min_nodes, (request.total_gpus + per_host - 1) / per_host);
+  const bool guess = index.domain_count() == 0 || least_nodes <= index.largest_domain() ||
+                     nvlink_paced_across(request.pattern);
+  const bool nvlink_degraded =
+      std::ranges::any_of(health.nvlink, [](PartHealth p) { return p == PartHealth::Degraded; });
+  const auto place_off = [&](PartHealth level) -> std::optional<Allocation> {
+    if (auto a = place_off_as(level, guess)) return a;
+    // At the failing level a degraded NVLink passes either way: the same masks again.
+    if (level != PartHealth::Degraded || !nvlink_degraded) return std::nullopt;
+    return place_off_as(level, !guess);
   };
   if (auto a = place_off(PartHealth::Degraded)) {
     done.kept_off = true;
