@@ -41,37 +41,37 @@ struct HealthOptions {
   DiscoveryOptions live;
 };
 
+// One scontrol update per action: State=RESUME, or State=DRAIN with the action's Reason
+// (a drain, or a drained node's Reason rewritten). `done` and `failed` are the stderr lines
+// ({0}: the node; {1}: why, or the error). False when a call failed.
+bool update_nodes(const std::vector<NodeAction>& actions, bool drain, std::string_view done,
+                  std::string_view failed) {
+  bool ok = true;
+  for (const auto& a : actions) {
+    try {
+      scontrol_update(
+          drain ? std::vector<std::string>{"update", "NodeName=" + a.node, "State=DRAIN", "Reason=" + a.why}
+                : std::vector<std::string>{"update", "NodeName=" + a.node, "State=RESUME"});
+      fmt::print(stderr, fmt::runtime(done), a.node, a.why);
+    } catch (const SlurmError& e) {
+      fmt::print(stderr, fmt::runtime(failed), a.node, e.what());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 // Drains and resumes as `plan` says, one scontrol call each; every action and every node
 // left alone is said on stderr (the timer's journal). False when an scontrol call failed.
 bool apply_drains(const DrainPlan& plan) {
-  bool ok = true;
-  for (const auto& a : plan.resume) {
-    try {
-      scontrol_update({"update", "NodeName=" + a.node, "State=RESUME"});
-      fmt::print(stderr, "fabricfit: resumed {}: {}\n", a.node, a.why);
-    } catch (const SlurmError& e) {
-      fmt::print(stderr, "fabricfit: could not resume {}: {}\n", a.node, e.what());
-      ok = false;
-    }
-  }
-  for (const auto& a : plan.drain) {
-    try {
-      scontrol_update({"update", "NodeName=" + a.node, "State=DRAIN", "Reason=" + a.why});
-      fmt::print(stderr, "fabricfit: drained {}: {}\n", a.node, a.why);
-    } catch (const SlurmError& e) {
-      fmt::print(stderr, "fabricfit: could not drain {}: {}\n", a.node, e.what());
-      ok = false;
-    }
-  }
-  for (const auto& a : plan.reason) {
-    try {
-      scontrol_update({"update", "NodeName=" + a.node, "State=DRAIN", "Reason=" + a.why});
-      fmt::print(stderr, "fabricfit: {} stays drained, its cause now: {}\n", a.node, a.why);
-    } catch (const SlurmError& e) {
-      fmt::print(stderr, "fabricfit: could not rewrite the Reason of {}: {}\n", a.node, e.what());
-      ok = false;
-    }
-  }
+  bool ok = update_nodes(plan.resume, false, "fabricfit: resumed {0}: {1}\n",
+                         "fabricfit: could not resume {0}: {1}\n");
+  ok = update_nodes(plan.drain, true, "fabricfit: drained {0}: {1}\n",
+                    "fabricfit: could not drain {0}: {1}\n") &&
+       ok;
+  ok = update_nodes(plan.reason, true, "fabricfit: {0} stays drained, its cause now: {1}\n",
+                    "fabricfit: could not rewrite the Reason of {0}: {1}\n") &&
+       ok;
   for (const auto& a : plan.held) fmt::print(stderr, "fabricfit: not draining {}: {}\n", a.node, a.why);
   return ok;
 }

@@ -467,12 +467,11 @@ class Simulation {
     r.demand = std::move(demand);
     changed_.clear();
     sharing_.add(i, r.demand, changed_);
-    r.gpu_comm_share = job.nodes >= 2 ? f
-                       : options_.model.enabled
-                           ? gpu_comm_share_of(job, options_.model.comm_shares, options_.seed)
-                           : 0.0;
+    // f itself for a multi-host job (comm_share_of is gpu_comm_share_of there).
+    r.gpu_comm_share =
+        options_.model.enabled ? gpu_comm_share_of(job, options_.model.comm_shares, options_.seed) : 0.0;
     r.nvlink = nvlink_slowing(i, allocations_[i], r.gpu_comm_share);
-    r.slowdown = slowdown(f, sharing_.rho(r.demand), options_.model.demand) + r.cliff + r.nvlink;
+    r.slowdown = pace(r);
     departures_.push(Departure{t + r.work_s * r.slowdown, i, r.version});
     reshare(i, t);
   }
@@ -716,11 +715,15 @@ class Simulation {
     }
   }
 
-  // Job j progresses at its pace of now (bandwidth share, cliff, NVLink) from t on.
+  // A running job's slowdown now: its bandwidth share, the cliff, degraded NVLink.
+  [[nodiscard]] double pace(const Running& r) const {
+    return slowdown(r.comm_share, sharing_.rho(r.demand), options_.model.demand) + r.cliff + r.nvlink;
+  }
+
+  // Job j progresses at its pace of now from t on.
   void rerate(int j, double t) {
     Running& r = running_[j];
-    const double s =
-        slowdown(r.comm_share, sharing_.rho(r.demand), options_.model.demand) + r.cliff + r.nvlink;
+    const double s = pace(r);
     if (std::abs(s - r.slowdown) < 1e-12) return;
     r.work_s = std::max(0.0, r.work_s - (t - r.since) / r.slowdown);
     r.since = t;

@@ -106,6 +106,12 @@ std::vector<double> class_over_seeds(const std::vector<ReplayResult>& runs,
   return v;
 }
 
+// Its mean over the seeds (class_over_seeds).
+double class_mean(const std::vector<ReplayResult>& runs,
+                  const std::function<const ClassMetrics&(const ReplayResult&)>& of, int k) {
+  return interval_of(class_over_seeds(runs, of, k)).mean;
+}
+
 const char* const kClusterFigures[] = {"idle_while_fit_gpu_hours", "uplink_over_capacity_s",
                                        "cross_spine_bytes", "split_share", "domain_split_share"};
 
@@ -223,10 +229,8 @@ std::string report_text(const ReplayReport& r) {
           "{:<14} {:<13} {:>6} {:>13} {:>13} {:>11} {:>13} {:>12} {:>7.2f}\n",
           c == 0 ? runs.front().policy : "", kJobClassNames[c], cell(runs, c, 0), cell(runs, c, 1),
           cell(runs, c, 2), cell(runs, c, 3), cell(runs, c, 4), cell(runs, c, 5),
-          interval_of(
-              class_over_seeds(
-                  runs, [&](const ReplayResult& x) -> const ClassMetrics& { return x.classes[c]; }, 6))
-              .mean);
+          class_mean(
+              runs, [&](const ReplayResult& x) -> const ClassMetrics& { return x.classes[c]; }, 6));
     }
   }
   out += fmt::format("\n{:<14} {:>14} {:>14} {:>12} {:>9} {:>9} {:>8} {:>7} {:>7} {:>9}\n", "policy",
@@ -268,10 +272,8 @@ std::string report_text(const ReplayReport& r) {
           mean_of(runs, [](const ReplayResult& x) { return x.domain_half_jobs_mean; }),
           mean_of(runs, [](const ReplayResult& x) { return x.domain_whole_free_share; }),
           mean_of(runs, [](const ReplayResult& x) { return static_cast<double>(x.multi_domain.jobs); }),
-          interval_of(
-              class_over_seeds(
-                  runs, [](const ReplayResult& x) -> const ClassMetrics& { return x.multi_domain; }, 1))
-              .mean,
+          class_mean(
+              runs, [](const ReplayResult& x) -> const ClassMetrics& { return x.multi_domain; }, 1),
           mean_of(runs, [](const ReplayResult& x) { return x.multi_domain.gpu_hours; }));
     }
   }
@@ -300,8 +302,7 @@ std::string report_text(const ReplayReport& r) {
       // A class's completion over the seeds that had jobs of it (class_over_seeds).
       const auto jct = [&](int c) {
         const auto of = [c](const ReplayResult& x) -> const ClassMetrics& { return x.classes[c]; };
-        return ratio(interval_of(class_over_seeds(runs, of, 1)).mean,
-                     interval_of(class_over_seeds(*tree, of, 1)).mean);
+        return ratio(class_mean(runs, of, 1), class_mean(*tree, of, 1));
       };
       out += fmt::format("{:<24} {:>8} {:>11} {:>10} {:>10} {:>9} {:>9}\n", runs.front().policy, jct(0),
                          jct(2), jct(3), q([](const ReplayResult& x) { return x.classes[0].gpu_hours; }),
