@@ -3,6 +3,9 @@
 // keeps multi-host jobs off unhealthy parts, and a flapping host link followed by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "fabric_fixture.hpp"
 #include "message_of.hpp"
 #include "placement/selection/health_avoidance.hpp"
@@ -410,6 +413,58 @@ TEST(ReplayFaults, ADegradedNvlinkSlowsTheJobsInsideItsDomainThatTalkOverIt) {
   for (const FaultEpisode& e : plan_faults(index, r, 0, 100 * 86400.0, 3)) {
     EXPECT_EQ(e.kind, FaultKind::Slow);
     EXPECT_EQ(e.target, FaultTarget::Nvlink);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Drained hosts and backfill reservations (`--drain-failing --backfill reserve`): the
+// reservation the first blocked job plans is made on hosts it may use, never on a drained
+// one. Two leaf groups of 2 hosts (0-1, 2-3), 8 GPUs each; host 1's HCA link flaps for the
+// whole run (seen at once) and is drained. d (500 s) and a (1,000 s) take a healthy host
+// each (0 and 2); b (2 hosts) cannot start beside the drained host and plans for when d
+// ends: d's host and the free one (3). c (one host, 2,000 s) would still run then, so it
+// may not take host 3 and waits for a's. Planned blind to the drain, tree's reservation
+// would be hosts 0 and 1 (one group): c would take host 3 at once and b wait for a (1,000).
+TEST(ReplayFaults, ABackfillReservationIsNeverPlannedOnADrainedHost) {
+  TwoGroups c;
+  const std::vector<TraceJob> jobs = {
+      {.id = "d", .submit_s = 0, .duration_s = 500, .nodes = 1, .gpus_per_node = 8},
+      {.id = "a", .submit_s = 0, .duration_s = 1000, .nodes = 1, .gpus_per_node = 8},
+      {.id = "b", .submit_s = 10, .duration_s = 1000, .nodes = 2, .gpus_per_node = 8},
+      {.id = "c", .submit_s = 20, .duration_s = 2000, .nodes = 1, .gpus_per_node = 8}};
+  ReplayOptions options;
+  options.faults.flap_every_s = 1800;
+  options.faults.detect_s = 0;
+  options.fault_episodes = {{FaultKind::Flap, FaultTarget::HostLink, 1, 0, 100000}};
+  options.drain_failing = true;
+  options.reserve_first_blocked = true;
+  options.keep_runs = true;
+  const FragModel frag(workload_mix_of(jobs), 8, 2);
+  for (const char* name : {"tree", "fabricfit"}) {
+    SCOPED_TRACE(name);
+    auto policy = make_policy(name);
+    const auto r = replay_trace(c.index, jobs, *policy, frag, options);
+    ASSERT_EQ(r.runs.size(), 4u);
+    const auto run = [&](int job) {
+      const auto it = std::ranges::find(r.runs, job, &JobRun::job);
+      EXPECT_NE(it, r.runs.end()) << jobs[job].id << " never ran";
+      return it == r.runs.end() ? JobRun{} : *it;
+    };
+    for (const JobRun& x : r.runs) {
+      EXPECT_EQ(std::ranges::count(x.hosts, 1), 0) << jobs[x.job].id << " ran on the drained host";
+    }
+    // The geometry the test needs (a plan blind to the drain would differ): d on host 0, a on 2.
+    ASSERT_EQ(run(0).hosts, std::vector<int>{0});
+    ASSERT_EQ(run(1).hosts, std::vector<int>{2});
+    const JobRun b = run(2);
+    EXPECT_DOUBLE_EQ(b.start_s, 500) << "b starts when d ends, on the hosts it reserved";
+    EXPECT_EQ(std::set<int>(b.hosts.begin(), b.hosts.end()), (std::set<int>{0, 3}));
+    EXPECT_DOUBLE_EQ(run(3).start_s, 1000) << "c did not take b's reserved host; it waited for a's";
+    EXPECT_EQ(run(3).hosts, std::vector<int>{2});
+    EXPECT_EQ(r.faults.jobs_failed, 0);
   }
 }
 
