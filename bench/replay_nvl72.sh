@@ -7,14 +7,14 @@
 # seed by seed with 95 % intervals.
 #   bench/replay_nvl72.sh [FABRICFIT_BINARY] [OUT] [--update-docs]
 # Writes OUT/<run>-s<SEED>.json, each run's jobs OUT/<run>-s<SEED>.jobs.csv (--per-job), and OUT/nvl72.md; --update-docs replaces the
-# block between the replay-nvl72 markers in docs/placement.md. Environment: SEEDS (20),
+# block between the replay-nvl72 markers in docs/placement.md. Environment: SEEDS (100),
 # JOBS (1500 per stream), LOAD (target load, 0.8).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ff=${1:-${FABRICFIT:-$top/build/fabricfit}}
 out=${2:-replay-nvl72}
 update_docs=${3:-}
-seeds=${SEEDS:-20}
+seeds=${SEEDS:-100}
 jobs=${JOBS:-1500}
 load=${LOAD:-0.8}
 [ -x "$ff" ] || { echo "replay_nvl72: no fabricfit at $ff (give the binary as the first argument)" >&2; exit 1; }

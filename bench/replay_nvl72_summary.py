@@ -54,6 +54,15 @@ def uncontended_wide_gpu_hours(out, seed):
                    if int(r["num_gpu"]) > 72) / 3600
 
 
+def wide_block_rows(out, file, seed):
+    """block's multi-domain jobs (wider than a rack) of one stream, from --per-job; None if absent."""
+    path = f"{out}/{file}-s{seed}.jobs.csv"
+    if not os.path.exists(path):
+        return None
+    with open(path) as f_:
+        return [r for r in csv.DictReader(f_) if r["policy"] == "block" and int(r["nodes"]) > 18]
+
+
 def at_block_free_capacity(ff, blk):
     """fabricfit's and block's shape at block's free capacity: with the time each spent at each
     number of wholly free hosts (buckets of a domain's hosts; diagnostics.domain_share_by_free_hosts),
@@ -150,24 +159,28 @@ def main():
             want, said = judge(i, bound(fabric, key), lower)
             print(f"  - {fabric}, {queue}: {f(i[0])} [{f(i[1])}-{f(i[2])}] ({want}): {said}")
     # The completion a placement could reach with block's own waits: every multi-domain job
-    # started when block started it and ran with no slowdown (--per-job).
+    # started when block started it and ran with no slowdown, or as it runs alone on the
+    # fabric (--per-job's alone_s: on fabricfit's hosts on an empty cluster, its own traffic
+    # only: the uplinks of the leaf groups its racks hang under still carry it).
     print()
     print("Where placement alone stops, for the completion target: the multi-domain jobs started when "
-          "block started them and run with no slowdown at all, against block's completion, stream by stream "
-          "(not a bound: a policy gets below it by starting them sooner):\n")
+          "block started them and run with no slowdown at all, or as each runs alone on the fabric "
+          "(no other job's traffic; its own still crosses the uplinks of the leaf groups its racks "
+          "hang under), against block's completion, stream by stream (not a bound: a policy gets "
+          "below it by starting them sooner):\n")
     for (fabric, file, queue), (_, _, by) in zip(RUNS, runs):
-        values = []
+        none, alone = [], []
         for s in sorted(by["block"]):
-            path = f"{out}/{file}-s{s}.jobs.csv"
-            if not os.path.exists(path):
+            wide = wide_block_rows(out, file, s)
+            if wide is None:
                 continue
-            with open(path) as f_:
-                wide = [r for r in csv.DictReader(f_) if r["policy"] == "block" and int(r["nodes"]) > 18]
             jct = sum(float(r["end_s"]) - float(r["submit_s"]) for r in wide)
-            values.append(ratio(sum(float(r["wait_s"]) + float(r["duration_s"]) for r in wide), jct))
-        if values:
-            i = interval(values)
-            print(f"- {fabric}, {queue}: {f(i[0])} [{f(i[1])}-{f(i[2])}] x block's")
+            none.append(ratio(sum(float(r["wait_s"]) + float(r["duration_s"]) for r in wide), jct))
+            alone.append(ratio(sum(float(r["wait_s"]) + float(r["alone_s"]) for r in wide), jct))
+        if none:
+            i, j = interval(none), interval(alone)
+            print(f"- {fabric}, {queue}: no slowdown {f(i[0])} [{f(i[1])}-{f(i[2])}], "
+                  f"alone {f(j[0])} [{f(j[1])}-{f(j[2])}] x block's")
     # Fragmentation at equal free capacity: the counts above are lower for the policy that runs
     # more, since fewer hosts are free; this compares the shapes where both had as many free.
     print()
@@ -189,17 +202,29 @@ def main():
             i, j = interval(shares), interval(counts)
             print(f"- {fabric}, {queue}: share {f(i[0])} [{f(i[1])}-{f(i[2])}], "
                   f"whole free domains {f(j[0])} [{f(j[1])}-{f(j[2])}]")
-    # The floor under any placement: the multi-domain jobs run with no slowdown at all.
+    # The floor under any placement: the multi-domain jobs run with no slowdown at all, or
+    # each alone on the fabric (what no placement beats once every other job is gone).
     print()
     print("The frontier of the GPU-hours target: the stream's multi-domain jobs with no slowdown at all "
-          "(GPUs x trace duration), against block's GPU-hours for them, stream by stream:\n")
-    for fabric, queue, by in runs:
-        values = [ratio(uncontended_wide_gpu_hours(out, s), b["md_gpu_hours"])
-                  for s, b in sorted(by["block"].items()) if "md_gpu_hours" in b]
-        if values:
-            i = interval(values)
-            print(f"- {fabric}, {queue}: {f(i[0])} [{f(i[1])}-{f(i[2])}] x block's")
-
+          "(GPUs x trace duration), or each alone on the fabric (GPUs x alone_s), against block's "
+          "GPU-hours for them, stream by stream:\n")
+    for (fabric, file, queue), (_, _, by) in zip(RUNS, runs):
+        none, alone = [], []
+        for s, b in sorted(by["block"].items()):
+            if "md_gpu_hours" not in b:
+                continue
+            none.append(ratio(uncontended_wide_gpu_hours(out, s), b["md_gpu_hours"]))
+            wide = wide_block_rows(out, file, s)
+            if wide is not None:
+                gpus = sum(int(r["nodes"]) * int(r["gpus_per_node"]) * float(r["alone_s"]) for r in wide)
+                alone.append(ratio(gpus / 3600, b["md_gpu_hours"]))
+        if none:
+            i = interval(none)
+            line = f"- {fabric}, {queue}: no slowdown {f(i[0])} [{f(i[1])}-{f(i[2])}]"
+            if alone:
+                j = interval(alone)
+                line += f", alone {f(j[0])} [{f(j[1])}-{f(j[2])}]"
+            print(line + " x block's")
 
 if __name__ == "__main__":
     main()

@@ -70,7 +70,7 @@ std::string per_job_csv(const ReplayReport& report, const std::vector<TraceJob>&
                         const LocalityIndex& index, const ReplayOptions& options) {
   std::string out =
       "policy,seed,id,nodes,gpus_per_node,pattern,comm_share,submit_s,start_s,end_s,wait_s,run_s,duration_s,"
-      "run_x,leaf_groups,domains\n";
+      "run_x,leaf_groups,domains,alone_s\n";
   for (const auto& policy_runs : report.results) {
     const ReplayResult& r = policy_runs.front();
     for (const JobRun& run : r.runs) {
@@ -103,10 +103,10 @@ std::string per_job_csv(const ReplayReport& report, const std::vector<TraceJob>&
       const std::string pattern = job.nodes >= 2 ? options.rule.pattern_for(job).to_string() : "none";
       const double run_s = run.end_s - run.start_s;
       out += fmt::format(
-          "{},{},{},{},{},\"{}\",{:g},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{},\"{}\"\n", r.policy,
-          r.seed, job.id, job.nodes, job.gpus_per_node, pattern, f, job.submit_s, run.start_s, run.end_s,
-          run.start_s - job.submit_s, run_s, job.duration_s,
-          job.duration_s > 0 ? run_s / job.duration_s : 0.0, groups.size(), where);
+          "{},{},{},{},{},\"{}\",{:g},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{},\"{}\",{:.3f}\n",
+          r.policy, r.seed, job.id, job.nodes, job.gpus_per_node, pattern, f, job.submit_s, run.start_s,
+          run.end_s, run.start_s - job.submit_s, run_s, job.duration_s,
+          job.duration_s > 0 ? run_s / job.duration_s : 0.0, groups.size(), where, run.alone_s);
     }
   }
   return out;

@@ -206,7 +206,8 @@ class Simulation {
     if (options_.keep_runs) {
       for (std::size_t i = 0; i < jobs_.size(); ++i) {
         if (start_[i] < 0) continue;
-        result_.runs.push_back(JobRun{static_cast<int>(i), start_[i], end_[i], allocations_[i].hosts});
+        result_.runs.push_back(JobRun{static_cast<int>(i), start_[i], end_[i], allocations_[i].hosts,
+                                      alone_run_s(static_cast<int>(i))});
       }
     }
     return result_;
@@ -506,6 +507,36 @@ class Simulation {
     reshare(i, t);
   }
 
+  // Job i's run alone on the fabric (JobRun::alone_s): on the hosts fabricfit gives it on an
+  // empty cluster (the fewest leaf groups and domains, the uplinks that carry it best), with
+  // no other job's traffic beside its own, as the run-time model prices it. What no
+  // placement beats once every other job is gone; a job one host holds runs its duration.
+  double alone_run_s(int i) {
+    const TraceJob& job = jobs_[i];
+    const double f =
+        options_.model.enabled ? comm_share_of(job, options_.model.comm_shares, options_.seed) : 0.0;
+    if (f <= 0 || job.nodes < 2) return job.duration_s;
+    if (!alone_policy_) {
+      alone_policy_ = make_policy("fabricfit");
+      empty_gpus_ = gpus_;
+      empty_gpus_.free = empty_gpus_.total;
+    }
+    const PlacementContext ctx{index_, empty_gpus_, frag_};
+    const JobRequest request = request_for(i, job.submit_s);
+    const auto a = alone_policy_->place(ctx, request);
+    if (!a) return job.duration_s;
+    const auto demand = demand_on(TrafficMatrix::build(request.pattern, a->gpus), a->hosts, f);
+    const BandwidthSharing alone(bundles_);
+    const double cliff = f * (options_.model.domain_cliff - 1) * (spreads_domains_alone(job, *a) ? 1 : 0);
+    return job.duration_s * (slowdown(f, alone.rho_if_added(demand), options_.model.demand) + cliff);
+  }
+
+  [[nodiscard]] bool spreads_domains_alone(const TraceJob& job, const Allocation& a) const {
+    if (index_.domain_count() == 0 || job.nodes > index_.largest_domain()) return false;
+    const auto first = index_.domain_of(a.hosts.front());
+    return std::ranges::any_of(a.hosts, [&](int h) { return index_.domain_of(h) != first; });
+  }
+
   // The job's hosts and GPUs back.
   void release(int i) {
     const Allocation& a = allocations_[i];
@@ -794,6 +825,9 @@ class Simulation {
   std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
   std::priority_queue<double, std::vector<double>, std::greater<>> retries_;
   double decision_seconds_ = 0;
+  // alone_run_s: fabricfit on an empty cluster.
+  std::unique_ptr<PlacementPolicy> alone_policy_;
+  GpuState empty_gpus_;
   ReplayResult result_;
 };
 

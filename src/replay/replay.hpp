@@ -94,6 +94,9 @@ struct JobRun {
   double start_s = 0;
   double end_s = 0;
   std::vector<int> hosts;  // rank order
+  // Its run alone on the fabric: on the hosts fabricfit gives it on an empty cluster, with
+  // no other job's traffic (the frontier of what placement can save it).
+  double alone_s = 0;
 };
 
 // Job classes by width: one host; several hosts that one leaf group could hold; wider.

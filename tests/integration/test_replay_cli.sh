@@ -124,11 +124,15 @@ check "and so does the text report" grep -q "^segment:  --segment=3, asked by th
 "$ff" replay "$d/s.snap" --trace "$d/s.csv" --format elasticflow --policies fabricfit,block,tree --segment 3 \
   --per-job "$d/pj.csv" > /dev/null 2> "$d/pj.err" || fail "replay --per-job" "$(cat "$d/pj.err")"
 check "--per-job writes a header and one row per job and policy ($(wc -l < "$d/pj.csv") lines)" \
-  bash -c 'head -1 "$1" | grep -q "^policy,seed,id,nodes,.*,start_s,end_s,wait_s,run_s,duration_s,run_x,leaf_groups,domains$" && [ "$(wc -l < "$1")" = 7 ]' _ "$d/pj.csv"
+  bash -c 'head -1 "$1" | grep -q "^policy,seed,id,nodes,.*,start_s,end_s,wait_s,run_s,duration_s,run_x,leaf_groups,domains,alone_s$" && [ "$(wc -l < "$1")" = 7 ]' _ "$d/pj.csv"
 row=$(awk -F, '$1 == "block" && $3 == "b" { print $11 "|" $15 "|" $16 }' "$d/pj.csv")
 check "block's b waited 4999 s for two segments of 3, one per domain ($row)" test "$row" = '4999.000|2|"nvl0:3 nvl1:3"'
 row=$(awk -F, '$1 == "tree" && $3 == "b" { print $11 "|" $16 }' "$d/pj.csv")
 check "tree's b started at once, 2 and 4 hosts of the two domains ($row)" test "$row" = '0.000|"nvl0:2 nvl1:4"'
+alone=$(awk -F, '$3 == "b" { print $17 }' "$d/pj.csv" | sort -u)
+dur=$(awk -F, '$1 == "tree" && $3 == "b" { print $13 }' "$d/pj.csv")
+check "b's alone_s is one figure for every policy, not below its duration ($alone, $dur)" \
+  bash -c '[ "$(wc -l <<< "$1")" = 1 ] && awk -v a="$1" -v d="$2" "BEGIN { exit !(a + 0 >= d + 0 && d + 0 > 0) }"' _ "$alone" "$dur"
 # --backfill reserve (Slurm's backfill): one leaf group of 4 hosts. a (2 hosts) runs 1000 s;
 # b (4 hosts) cannot start until it ends; c (2 hosts, 5000 s) and d (2 hosts, 500 s) come
 # after b. Skipping, c takes the 2 free hosts at once and b waits for c (starts at 5002);

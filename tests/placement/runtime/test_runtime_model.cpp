@@ -167,6 +167,17 @@ TEST(RuntimeModel, ReplayProgressByHand) {
   EXPECT_NEAR(peak.classes[0].gpu_hours, 16 * (110.0 + 110 + 50) / 3600, 1e-9);
   EXPECT_DOUBLE_EQ(peak.uplink_over_capacity_s, 4 * 50.0);  // 4 bundle directions for 50 s
   EXPECT_NEAR(peak.classes[0].bounded_slowdown_mean, (1.1 + 1.1 + 1.25) / 3, 1e-12);
+  // Each alone (JobRun::alone_s): fabricfit holds a 2-host job in one leaf group, where no
+  // uplink slows it: its duration, where beside the others it ran 110 and 50 s.
+  options.keep_runs = true;
+  ScriptedPolicy again({{0, 4}, {1, 5}, {2, 6}});
+  const auto kept = replay_trace(index, jobs, again, frag, options);
+  ASSERT_EQ(kept.runs.size(), 3u);
+  for (const JobRun& run : kept.runs) {
+    EXPECT_DOUBLE_EQ(run.alone_s, jobs[run.job].duration_s) << jobs[run.job].id;
+    EXPECT_DOUBLE_EQ(run.end_s - run.start_s, run.job == 2 ? 50.0 : 110.0) << jobs[run.job].id;
+  }
+  options.keep_runs = false;
 
   // Time-averaged, the three want 3 x 100 of 400: nobody slows down.
   options.model.demand = DemandMode::TimeAveraged;
@@ -174,6 +185,29 @@ TEST(RuntimeModel, ReplayProgressByHand) {
   const auto avg = replay_trace(index, jobs, avg_policy, frag, options);
   EXPECT_DOUBLE_EQ(avg.makespan_s, 100.0);
   EXPECT_DOUBLE_EQ(avg.uplink_over_capacity_s, 0.0);
+}
+
+TEST(RuntimeModel, AWideJobsRunAloneIsWhatItsOwnTrafficLeavesIt) {
+  // JobRun::alone_s (--per-job's alone_s): the job on the hosts fabricfit gives it on an
+  // empty cluster, with no traffic but its own (jobs one group holds: ReplayProgressByHand).
+  ReplayOptions options;
+  options.model.comm_shares = {0.5};
+  options.model.demand = DemandMode::Peak;
+  options.keep_runs = true;
+  // A 6-host ring no group holds, alone on a fabric whose group 0 has one uplink at 100
+  // Gb/s: its two crossing edges want 200 Gb/s each way of 100, rho = 0.5, s = 0.5 + 0.5 /
+  // 0.5 = 1.5: alone_s is 150, and so is its run, alone in the replay on fabricfit's hosts.
+  Fabric thin = make_fabric(FixtureSpec{.leaf_groups = 2, .hosts_per_leaf = 4, .uplinks = 1});
+  degrade_uplink(thin, 0, 100);
+  const LocalityIndex thin_index(thin);
+  const std::vector<TraceJob> wide = {
+      {.id = "D", .submit_s = 0, .duration_s = 100, .nodes = 6, .gpus_per_node = 8}};
+  const FragModel wide_frag(workload_mix_of(wide), 8, 4);
+  auto fabricfit = make_policy("fabricfit");
+  const auto w = replay_trace(thin_index, wide, *fabricfit, wide_frag, options);
+  ASSERT_EQ(w.runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(w.runs[0].alone_s, 150.0);
+  EXPECT_DOUBLE_EQ(w.runs[0].end_s - w.runs[0].start_s, 150.0);
 }
 
 TEST(RuntimeModel, TimeAveragedDemandConservesBytes) {
