@@ -45,6 +45,10 @@ CrossedParts crossed_parts(const LocalityIndex& index, const Allocation& a, cons
     return {.nvlink = nvlink, .nvlink_paced = nvlink};
   }
   const int first = index.leaf_group_of(a.hosts.front());
+  // Hosts in no domain compare equal (nullopt): counted as one domain, so a degraded NVLink
+  // paces their multi-host jobs. NVLink health comes from trays that report a fabric
+  // (GB200/GB300), so such a host is most likely in a rack the snapshot does not name: the
+  // cautious reading.
   const auto domain = index.domain_of(a.hosts.front());
   const bool one_domain = std::ranges::all_of(a.hosts, [&](int h) { return index.domain_of(h) == domain; });
   const bool split = std::ranges::any_of(a.hosts, [&](int h) { return index.leaf_group_of(h) != first; });
