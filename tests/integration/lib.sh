@@ -321,6 +321,16 @@ lab_sim_cmd() {
 # job_running JOBID: it is RUNNING. job_nodes JOBID: its nodes, "a,b,...".
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
 job_nodes() { scontrol show hostnames "$(job_field "$1" NodeList)" | paste -sd, -; }
+# job_leaf_groups JOBID PER_LEAF: how many leaf groups its nodes lie in, the lab's groups
+# holding PER_LEAF consecutive nodes each (gpu001 on the first).
+job_leaf_groups() {
+  scontrol show hostnames "$(job_field "$1" NodeList)" |
+    awk -v per="$2" '{ print int((substr($1, 4) - 1) / per) }' | sort -u | wc -l
+}
+# job_epoch JOBID FIELD: a time of the job (StartTime, SubmitTime) in seconds since the
+# epoch. job_reason JOBID: why it pends, as squeue shows it.
+job_epoch() { date -d "$(job_field "$1" "$2")" +%s; }
+job_reason() { squeue -h -j "$1" -o %R; }
 # lab_fill NODE...: a long job on each holding all its GPUs (-w: Slurm's selection places
 # it), running; lab_fill_all_but NODE...: the same on every node but these. GPUS_PER_NODE
 # (8) GPUs each.

@@ -10,13 +10,6 @@ lab_prepare ff-test-placement 32
 lab_start --nodes 32 --leaves 4
 pids=$(lab_recorded_procs "$lab")
 
-# Leaf group of a node in the generated fabric: 8 hosts per leaf, gpu001..gpu008 on leaf 1.
-leaf_of() { echo $(( (10#${1#gpu} - 1) / 8 + 1 )); }
-leaves_of_job() {
-  local n
-  for n in $(scontrol show hostnames "$(job_field "$1" NodeList)"); do leaf_of "$n"; done | sort -u | wc -l
-}
-
 check "slurmctld loaded the snapshot discovered from the simulated fabric" \
   grep -q "fabricfit: snapshot $lab/fabric.snapshot loaded: hosts=32 leaf_groups=4" "$ctld_log"
 check "scontrol show topology reports fabric-aware placement" \
@@ -30,7 +23,7 @@ b=$(sbatch --parsable -N 8 --gpus-per-node=8 --comm-pattern=alltoall -o "$lab/b.
       --wrap 'srun printenv FABRICFIT_PATTERN')
 state=$(wait_job "$b" 60)
 check "the 8-node alltoall job completed ($state)" test "$state" = COMPLETED
-check "it ran inside one leaf group ($(job_field "$b" NodeList))" test "$(leaves_of_job "$b")" = 1
+check "it ran inside one leaf group ($(job_field "$b" NodeList))" test "$(job_leaf_groups "$b" 8)" = 1
 line=$(grep "fabricfit: eval_nodes JobId=$b " "$ctld_log" | tail -1)
 check "its decision was made by fabricfit with no cross-spine traffic: ${line#*] }" \
   bash -c '[[ "$1" == *"placement=fabricfit leaf_groups=1 "*"cross_spine_gb=0 "*"uplink_ms=0 "* ]]' _ "$line"
@@ -39,7 +32,7 @@ check "its decision was made by fabricfit with no cross-spine traffic: ${line#*]
 c=$(sbatch --parsable -N 12 --gpus-per-node=8 -o /dev/null --wrap 'true')
 state=$(wait_job "$c" 60)
 check "a 12-node job spans the fewest leaf groups it can (2): $(job_field "$c" NodeList)" \
-  bash -c '[ "$1" = COMPLETED ] && [ "$2" = 2 ]' _ "$state" "$(leaves_of_job "$c")"
+  bash -c '[ "$1" = COMPLETED ] && [ "$2" = 2 ]' _ "$state" "$(job_leaf_groups "$c" 8)"
 scancel "$a"
 
 # CPU-only jobs are left to Slurm.

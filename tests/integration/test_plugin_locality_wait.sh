@@ -51,12 +51,6 @@ check "the fabric has 2 leaf groups of 4 hosts, each 4:1 oversubscribed" \
 
 submit() { sbatch --parsable -o /dev/null --gpus-per-node=2 "$@"; }
 running() { [ "$(job_state "$1")" = RUNNING ]; }
-leaves_of() {
-  scontrol show hostnames "$(job_field "$1" NodeList)" |
-    awk '{ n = substr($1, 4) + 0; print (n <= 4 ? 1 : 2) }' | sort -u | wc -l
-}
-epoch() { date -d "$(job_field "$1" "$2")" +%s; }
-reason() { squeue -h -j "$1" -o %R; }
 # fill SLEEP: long jobs on gpu007-008, a blocker (2-minute limit, SLEEP s) on gpu003-004:
 # one job, so both hosts free together.
 fill() {
@@ -79,9 +73,9 @@ check "(a) the 20-minute 4-node job $w stays pending" bash -c 'sleep 3; [ "$(squ
 # The reason is written at backfill's trials (every 2 s here); a main-scheduler pass resets
 # it to Resources until the next one (docs/placement.md).
 if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group (gpu[001-004]) expected "*", at most until "* ]]'; then
-  ok "(a) squeue shows why and until when: $(reason "$w")"
+  ok "(a) squeue shows why and until when: $(job_reason "$w")"
 else
-  fail "(a) squeue shows the locality wait" "reason: $(reason "$w")" "$(grep "JobId=$w" "$ctld_log" | tail -5)"
+  fail "(a) squeue shows the locality wait" "reason: $(job_reason "$w")" "$(grep "JobId=$w" "$ctld_log" | tail -5)"
 fi
 if wait_for 15 bash -c '[[ "$(scontrol show job -o '"$w"')" == *" Reason=Waiting_for_one_leaf_group_(gpu[001-004])_expected_"* ]]'; then
   ok "(a) scontrol show job too: $(job_field "$w" Reason)"
@@ -95,20 +89,20 @@ check "(a) slurmctld logged the decision (gain 200 s > expected wait)" \
 short=$(submit -t 1 -w gpu001 --wrap 'sleep 4')
 long=$(submit -t 10 -w gpu002 --wrap 'sleep 4')
 if wait_for 15 running "$short"; then ok "(d) the 1-minute job $short ran on reserved gpu001 (ends in time)"
-else fail "(d) the 1-minute job ran on gpu001" "state $(job_state "$short"), reason $(reason "$short")"; fi
+else fail "(d) the 1-minute job ran on gpu001" "state $(job_state "$short"), reason $(job_reason "$short")"; fi
 sleep 4
-check "(d) the 10-minute job $long may not take reserved gpu002: $(job_state "$long") ($(reason "$long"))" \
+check "(d) the 10-minute job $long may not take reserved gpu002: $(job_state "$long") ($(job_reason "$long"))" \
   test "$(job_state "$long")" = PENDING
 
 if wait_for 60 running "$w"; then
-  started=$(epoch "$w" StartTime)
+  started=$(job_epoch "$w" StartTime)
   ok "(a) $w started $((started - t0)) s after submission, when the blockers ended (their limits: 120 s)"
-  check "(a) in one leaf group: $(job_field "$w" NodeList)" test "$(leaves_of "$w")" = 1
+  check "(a) in one leaf group: $(job_field "$w" NodeList)" test "$(job_leaf_groups "$w" 4)" = 1
   check "(a) well before the cap and before the blockers' limits" test $((started - t0)) -lt 60
   check "(d) the 10-minute job did not start before it" \
     bash -c '[ "$(squeue -h -j '"$long"' -o %T)" = PENDING ] || [ "$(date -d "$(scontrol show job -o '"$long"' | sed -n "s/.* StartTime=\([^ ]*\).*/\1/p")" +%s)" -ge '"$started"' ]'
 else
-  fail "(a) $w started when the blockers ended" "state $(job_state "$w"), reason $(reason "$w")"
+  fail "(a) $w started when the blockers ended" "state $(job_state "$w"), reason $(job_reason "$w")"
 fi
 clear_jobs
 
@@ -117,11 +111,11 @@ fillers=$(fill 60) || { done_testing; }
 w=$(submit -N 4 -t 5 --wrap 'sleep 300')
 if wait_for 10 running "$w"; then
   ok "(b) the 5-minute job $w started at once"
-  check "(b) split over 2 leaf groups: $(job_field "$w" NodeList)" test "$(leaves_of "$w")" = 2
+  check "(b) split over 2 leaf groups: $(job_field "$w" NodeList)" test "$(job_leaf_groups "$w" 4)" = 2
   check "(b) slurmctld logged why not: wait exceeds gain" \
     wait_for 5 grep -q "eval_nodes JobId=$w .*locality-wait=wait-exceeds-gain gain=50s" "$ctld_log"
 else
-  fail "(b) $w started at once" "state $(job_state "$w"), reason $(reason "$w")"
+  fail "(b) $w started at once" "state $(job_state "$w"), reason $(job_reason "$w")"
 fi
 clear_jobs
 
@@ -130,11 +124,11 @@ check "(c) LocalityWaitMax=15 taken" \
   settings $'DefaultPattern=alltoall\nLocalityWaitCommShare=0.5\nLocalityWaitMax=15'
 fillers=$(fill 90) || { done_testing; }
 w=$(submit -N 4 -t 20 --wrap 'sleep 300')
-t0=$(epoch "$w" SubmitTime)
+t0=$(job_epoch "$w" SubmitTime)
 if wait_for 10 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
-  ok "(c) $w waits: $(reason "$w")"
+  ok "(c) $w waits: $(job_reason "$w")"
 else
-  fail "(c) $w waits" "state $(job_state "$w"), reason $(reason "$w")"
+  fail "(c) $w waits" "state $(job_state "$w"), reason $(job_reason "$w")"
 fi
 starts=$(grep -c "Running as primary controller" "$ctld_log")
 scontrol reconfigure > /dev/null
@@ -146,13 +140,13 @@ untils=$(grep "fabricfit: JobId=$w waits: " "$ctld_log" | sed -n 's/.*at most un
 check "(c) after the re-exec it waits again, until the same time: $untils" \
   bash -c 'sed -n "/Running as primary controller/h; //!H; \${x;p}" "$1" | grep -q "fabricfit: JobId=$2 waits: " && [ "$(echo "$3" | wc -l)" = 1 ]' _ "$ctld_log" "$w" "$untils"
 if wait_for 40 running "$w"; then
-  started=$(epoch "$w" StartTime)
+  started=$(job_epoch "$w" StartTime)
   ok "(c) $w started $((started - t0)) s after submission, split: $(job_field "$w" NodeList)"
   check "(c) not before the cap (15 s)" test $((started - t0)) -ge 14
   check "(c) nor long after it (bf_interval 2 s, sched_interval 5 s)" test $((started - t0)) -le 25
-  check "(c) split: the cap, not the blockers (sleeping 90 s), ended the wait" test "$(leaves_of "$w")" = 2
+  check "(c) split: the cap, not the blockers (sleeping 90 s), ended the wait" test "$(job_leaf_groups "$w" 4)" = 2
 else
-  fail "(c) $w started at the cap" "state $(job_state "$w"), reason $(reason "$w")"
+  fail "(c) $w started at the cap" "state $(job_state "$w"), reason $(job_reason "$w")"
 fi
 clear_jobs
 
@@ -176,9 +170,9 @@ waits_beside() {
   local w
   w=$(sbatch --parsable -o /dev/null -N 2 --gpus-per-node=1 --mem=100 -t 10 --wrap 'sleep 300')
   if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for one leaf group"* ]]'; then
-    ok "($1) beside $2, the same job $w waits: $(reason "$w")"
+    ok "($1) beside $2, the same job $w waits: $(job_reason "$w")"
   else
-    fail "($1) beside $2, $w waits" "state $(job_state "$w"), reason $(reason "$w")" \
+    fail "($1) beside $2, $w waits" "state $(job_state "$w"), reason $(job_reason "$w")" \
       "$(grep "JobId=$w\|counted" "$ctld_log" | tail -3)"
   fi
   check "($1) slurmctld logged the gain beside the running job (300 s)" \
@@ -191,7 +185,7 @@ if wait_for 10 running "$alone"; then
   check "(e) slurmctld logged nothing to gain alone" \
     wait_for 5 grep -q "eval_nodes JobId=$alone .*locality-wait=no-gain gain=0s" "$ctld_log"
 else
-  fail "(e) the job alone started at once" "state $(job_state "$alone"), reason $(reason "$alone")"
+  fail "(e) the job alone started at once" "state $(job_state "$alone"), reason $(job_reason "$alone")"
 fi
 sleep 2
 waits_beside e "the split job $alone"
@@ -249,19 +243,19 @@ done
 one_runs_one_waits() {
   local a=${pair[0]} b=${pair[1]}
   running "$b" && ! running "$a" && { a=${pair[1]}; b=${pair[0]}; }
-  running "$a" && [[ "$(reason "$b")" == "(Waiting for one leaf group"* ]] || return 1
+  running "$a" && [[ "$(job_reason "$b")" == "(Waiting for one leaf group"* ]] || return 1
   echo "$a $b"
 }
 scontrol release "${pair[0]},${pair[1]}"
 if ids=$(wait_for 15 one_runs_one_waits); then
   read -r first second <<< "$ids"
-  ok "(l) released together, $first runs split ($(job_field "$first" NodeList)) and $second waits beside it: $(reason "$second")"
+  ok "(l) released together, $first runs split ($(job_field "$first" NodeList)) and $second waits beside it: $(job_reason "$second")"
   check "(l) slurmctld logged the gain beside the job of the same pass (300 s)" \
     grep -q "fabricfit: JobId=$second waits: .*gain 300s > expected wait" "$ctld_log"
 else
   fail "(l) one of ${pair[*]} runs and the other waits" \
-    "${pair[0]}: $(job_state "${pair[0]}") $(job_field "${pair[0]}" NodeList) $(reason "${pair[0]}")" \
-    "${pair[1]}: $(job_state "${pair[1]}") $(job_field "${pair[1]}" NodeList) $(reason "${pair[1]}")" \
+    "${pair[0]}: $(job_state "${pair[0]}") $(job_field "${pair[0]}" NodeList) $(job_reason "${pair[0]}")" \
+    "${pair[1]}: $(job_state "${pair[1]}") $(job_field "${pair[1]}" NodeList) $(job_reason "${pair[1]}")" \
     "$(grep "JobId=${pair[0]}\|JobId=${pair[1]}" "$ctld_log" | tail -4)"
 fi
 scancel "${pair[@]}"
@@ -292,14 +286,14 @@ sleep 3
 w=$(submit -N 4 -t 20 --wrap 'sleep 300')
 if wait_for 10 running "$w"; then
   ok "(i) the 20-minute job $w started at once: $(job_field "$w" NodeList)"
-  check "(i) split over 2 leaf groups" test "$(leaves_of "$w")" = 2
+  check "(i) split over 2 leaf groups" test "$(job_leaf_groups "$w" 4)" = 2
   # The record thread writes the line within a second of the start.
   wait_for 5 grep -q "eval_nodes JobId=$w .*locality-wait=.* run=" "$ctld_log"
   weighed=$(grep "eval_nodes JobId=$w .*locality-wait=" "$ctld_log" | sed -n 's/.* run=\([0-9]*\)s.*/\1/p' | tail -1)
   check "(i) slurmctld weighed a predicted run of ${weighed:-?} s, not its 1200 s limit" \
     test "${weighed:-1200}" -lt 60
 else
-  fail "(i) $w started at once" "state $(job_state "$w"), reason $(reason "$w")" \
+  fail "(i) $w started at once" "state $(job_state "$w"), reason $(job_reason "$w")" \
     "$(grep "JobId=$w" "$ctld_log" | tail -3)"
 fi
 clear_jobs
@@ -331,15 +325,15 @@ check "(j) slurmctld runs with bf_interval=300,sched_interval=300" \
   wait_for 20 bash -c 'scontrol show config | grep -q "^SchedulerParameters *= .*bf_interval=300,sched_interval=300"'
 fillers=$(fill 90) || { done_testing; }
 w=$(submit -N 4 -t 20 --wrap 'sleep 300')
-t0=$(epoch "$w" SubmitTime)
+t0=$(job_epoch "$w" SubmitTime)
 check "(j) $w waits (slurmctld logged it)" wait_for 10 grep -q "fabricfit: JobId=$w waits: " "$ctld_log"
 if wait_for 30 running "$w"; then
-  started=$(epoch "$w" StartTime)
+  started=$(job_epoch "$w" StartTime)
   ok "(j) $w started $((started - t0)) s after submission: $(job_field "$w" NodeList)"
   check "(j) at the cap (15 s), not at the next periodic pass" test $((started - t0)) -ge 14 -a $((started - t0)) -le 20
-  check "(j) split: the cap ended the wait" test "$(leaves_of "$w")" = 2
+  check "(j) split: the cap ended the wait" test "$(job_leaf_groups "$w" 4)" = 2
 else
-  fail "(j) $w started at the cap" "state $(job_state "$w"), reason $(reason "$w")" \
+  fail "(j) $w started at the cap" "state $(job_state "$w"), reason $(job_reason "$w")" \
     "$(grep "JobId=$w" "$ctld_log" | tail -3)"
 fi
 clear_jobs

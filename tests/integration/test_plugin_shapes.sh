@@ -11,11 +11,6 @@ lab_prepare ff-test-shapes 16
 # The lab gives each GPU its memory (DefMemPerGPU), as GPU sites do, so GPU jobs share nodes.
 lab_start --nodes 16 --leaves 2
 
-leaf_of() { echo $(( (10#${1#gpu} - 1) / 8 + 1 )); }
-leaves_of_job() {
-  local n
-  for n in $(scontrol show hostnames "$(job_field "$1" NodeList)"); do leaf_of "$n"; done | sort -u | wc -l
-}
 decision() { grep "fabricfit: eval_nodes JobId=$1[ _]" "$ctld_log" | tail -1; }
 
 # shape DESC EXPECT SBATCH-ARGS...: submit, wait, and check the job completed and that its
@@ -95,8 +90,8 @@ check "both components of a heterogeneous job were placed by fabricfit (found $n
 # waits (up to its time); four nodes fit one and run at once.
 sw=$(sbatch --parsable -o /dev/null -N 4 --gpus-per-node=8 --switches=1@5:00 --wrap true)
 state=$(wait_job "$sw" 60)
-check "--switches=1 with 4 nodes runs at once in one leaf group ($state, $(leaves_of_job "$sw") leaf group)" \
-  bash -c '[ "$1" = COMPLETED ] && [ "$2" = 1 ]' _ "$state" "$(leaves_of_job "$sw")"
+check "--switches=1 with 4 nodes runs at once in one leaf group ($state, $(job_leaf_groups "$sw" 8) leaf group)" \
+  bash -c '[ "$1" = COMPLETED ] && [ "$2" = 1 ]' _ "$state" "$(job_leaf_groups "$sw" 8)"
 big=$(sbatch --parsable -o /dev/null -N 12 --gpus-per-node=8 --switches=1@5:00 --wrap true)
 sleep 8
 check "--switches=1 with 12 nodes waits for a single leaf group ($(job_state "$big"))" \

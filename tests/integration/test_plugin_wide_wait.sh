@@ -34,12 +34,6 @@ check "the fabric has 3 leaf groups of 6 hosts, each 6:1 oversubscribed" \
 
 submit() { sbatch --parsable -o /dev/null --gpus-per-node=2 "$@"; }
 running() { [ "$(job_state "$1")" = RUNNING ]; }
-leaves_of() {
-  scontrol show hostnames "$(job_field "$1" NodeList)" |
-    awk '{ n = substr($1, 4) + 0; print (n <= 6 ? 1 : n <= 12 ? 2 : 3) }' | sort -u | wc -l
-}
-epoch() { date -d "$(job_field "$1" "$2")" +%s; }
-reason() { squeue -h -j "$1" -o %R; }
 # fill SLEEP: long jobs on gpu010-012 and gpu015-018, the blocker (2-minute limit, SLEEP s)
 # on gpu004-006: one job, so its hosts free together.
 fill() {
@@ -61,19 +55,19 @@ t0=$(date +%s)
 w=$(submit -N 8 -t 20 --wrap 'sleep 300')
 check "(a) the 20-minute 8-node job $w stays pending" bash -c 'sleep 3; [ "$(squeue -h -j '"$w"' -o %T)" = PENDING ]'
 if wait_for 15 bash -c '[[ "$(squeue -h -j '"$w"' -o %R)" == "(Waiting for 2 leaf groups (gpu[001-008]) expected "*", at most until "* ]]'; then
-  ok "(a) squeue names the 2 groups' hosts it waits for: $(reason "$w")"
+  ok "(a) squeue names the 2 groups' hosts it waits for: $(job_reason "$w")"
 else
-  fail "(a) squeue shows the wait for 2 leaf groups" "reason: $(reason "$w")" "$(grep "JobId=$w" "$ctld_log" | tail -5)"
+  fail "(a) squeue shows the wait for 2 leaf groups" "reason: $(job_reason "$w")" "$(grep "JobId=$w" "$ctld_log" | tail -5)"
 fi
 check "(a) slurmctld logged the decision (slowdown 11/7 now, gain 257 s > expected wait)" \
   wait_for 5 grep -q "fabricfit: JobId=$w waits: .*slowdown now 1.571, gain 257s > expected wait 1[01][0-9]s" "$ctld_log"
 if wait_for 60 running "$w"; then
-  started=$(epoch "$w" StartTime)
+  started=$(job_epoch "$w" StartTime)
   ok "(a) $w started $((started - t0)) s after submission, when the blocker ended (its limit: 120 s)"
-  check "(a) on 2 leaf groups: $(job_field "$w" NodeList)" test "$(leaves_of "$w")" = 2
+  check "(a) on 2 leaf groups: $(job_field "$w" NodeList)" test "$(job_leaf_groups "$w" 6)" = 2
   check "(a) well before the cap and before the blocker's limit" test $((started - t0)) -lt 60
 else
-  fail "(a) $w started when the blocker ended" "state $(job_state "$w"), reason $(reason "$w")"
+  fail "(a) $w started when the blocker ended" "state $(job_state "$w"), reason $(job_reason "$w")"
 fi
 clear_jobs
 
@@ -82,11 +76,11 @@ fill 60 > /dev/null || { done_testing; }
 w=$(submit -N 8 -t 5 --wrap 'sleep 300')
 if wait_for 10 running "$w"; then
   ok "(b) the 5-minute job $w started at once"
-  check "(b) spread over 3 leaf groups: $(job_field "$w" NodeList)" test "$(leaves_of "$w")" = 3
+  check "(b) spread over 3 leaf groups: $(job_field "$w" NodeList)" test "$(job_leaf_groups "$w" 6)" = 3
   check "(b) slurmctld logged why not: wait exceeds gain" \
     wait_for 5 grep -q "eval_nodes JobId=$w .*locality-wait=wait-exceeds-gain gain=64s" "$ctld_log"
 else
-  fail "(b) $w started at once" "state $(job_state "$w"), reason $(reason "$w")"
+  fail "(b) $w started at once" "state $(job_state "$w"), reason $(job_reason "$w")"
 fi
 clear_jobs
 
