@@ -66,9 +66,10 @@ def wide_block_rows(out, file, seed):
 def at_block_free_capacity(ff, blk):
     """fabricfit's and block's shape at block's free capacity: with the time each spent at each
     number of wholly free hosts (buckets of a domain's hosts; diagnostics.domain_share_by_free_hosts),
-    the share of the free hosts in whole free domains and the whole free domains, each policy's
-    per bucket, weighted by block's time (share: by block's free host-seconds) over the buckets
-    both reached. Returns the two ratios fabricfit / block, or None."""
+    the share of the free hosts in whole free domains, the whole free domains and the half-domain
+    jobs the free hosts held, each policy's per bucket, weighted by block's time (share: by
+    block's free host-seconds) over the buckets both reached. Returns the three ratios
+    fabricfit / block (the third None when a run predates it), or None."""
     a, b = ff["diagnostics"].get("domain_share_by_free_hosts"), blk["diagnostics"].get("domain_share_by_free_hosts")
     if not a or not b:
         return None
@@ -90,7 +91,14 @@ def at_block_free_capacity(ff, blk):
     s_b = sum(b["free_host_seconds"][i] * share(b, i) for i in both) / w_share
     d_ff = sum(b["seconds"][i] * domains(a, i) for i in both) / w_time
     d_b = sum(b["seconds"][i] * domains(b, i) for i in both) / w_time
-    return ratio(s_ff, s_b), ratio(d_ff, d_b)
+    half = None
+    if "half_domain_job_seconds" in a and "half_domain_job_seconds" in b:
+        def halves(x, i):
+            return x["half_domain_job_seconds"][i] / x["seconds"][i]
+        h_ff = sum(b["seconds"][i] * halves(a, i) for i in both) / w_time
+        h_b = sum(b["seconds"][i] * halves(b, i) for i in both) / w_time
+        half = ratio(h_ff, h_b)
+    return ratio(s_ff, s_b), ratio(d_ff, d_b), half
 
 
 def pm(values, digits=0):
@@ -185,11 +193,11 @@ def main():
     # more, since fewer hosts are free; this compares the shapes where both had as many free.
     print()
     print("Fragmentation at block's free capacity: at each number of wholly free hosts (to a rack), "
-          "fabricfit's and block's share of them in whole free domains and their whole free domains, "
-          "weighted by the time block spent there (over the numbers both reached), fabricfit x block "
-          "stream by stream:\n")
+          "fabricfit's and block's share of them in whole free domains, their whole free domains and "
+          "the half-domain jobs they held, weighted by the time block spent there (over the numbers "
+          "both reached), fabricfit x block stream by stream:\n")
     for (fabric, file, queue), _ in zip(RUNS, runs):
-        shares, counts = [], []
+        shares, counts, halves = [], [], []
         for s_ in range(1, seeds + 1):
             got = load(f"{out}/{file}-s{s_}.json")
             if got is None or "fabricfit" not in got[1] or "block" not in got[1]:
@@ -198,10 +206,16 @@ def main():
             if r and r[0] == r[0] and r[1] == r[1]:  # not NaN (block's share 0, fabricfit's not)
                 shares.append(r[0])
                 counts.append(r[1])
+                if r[2] is not None and r[2] == r[2]:
+                    halves.append(r[2])
         if shares:
             i, j = interval(shares), interval(counts)
-            print(f"- {fabric}, {queue}: share {f(i[0])} [{f(i[1])}-{f(i[2])}], "
-                  f"whole free domains {f(j[0])} [{f(j[1])}-{f(j[2])}]")
+            line = (f"- {fabric}, {queue}: share {f(i[0])} [{f(i[1])}-{f(i[2])}], "
+                    f"whole free domains {f(j[0])} [{f(j[1])}-{f(j[2])}]")
+            if halves:
+                k = interval(halves)
+                line += f", half-domain jobs held {f(k[0])} [{f(k[1])}-{f(k[2])}]"
+            print(line)
     # The floor under any placement: the multi-domain jobs run with no slowdown at all, or
     # each alone on the fabric (what no placement beats once every other job is gone).
     print()

@@ -133,10 +133,12 @@ class Simulation {
           result_.share_bucket_s.resize(bucket + 1, 0.0);
           result_.share_bucket_free_hosts.resize(bucket + 1, 0.0);
           result_.share_bucket_domain_hosts.resize(bucket + 1, 0.0);
+          result_.share_bucket_half_jobs.resize(bucket + 1, 0.0);
         }
         result_.share_bucket_s[bucket] += dt;
         result_.share_bucket_free_hosts[bucket] += domains_now.whole_free_hosts * dt;
         result_.share_bucket_domain_hosts[bucket] += domains_now.whole_free_domain_hosts * dt;
+        result_.share_bucket_half_jobs[bucket] += domains_now.half_domain_jobs * dt;
       }
       idle_fit_gpu_s += idle_fit_now_ * dt;
       over_s += sharing_.over_capacity() * dt;

@@ -138,9 +138,11 @@ struct ReplayResult {
   // `share_bucket_hosts` (the largest domain's hosts): bucket b holds the time spent with
   // b x that many to one less than (b+1) x that many free. A policy that runs more spends its
   // time at fewer free hosts, where fewer domains can be whole whatever the shape; these
-  // compare two policies' shapes at equal free capacity (docs/placement.md, NVL72 replay).
+  // compare two policies' shapes at equal free capacity (docs/placement.md, NVL72 replay);
+  // with them the half-domain jobs the free hosts held (block's other count).
   int share_bucket_hosts = 0;
-  std::vector<double> share_bucket_s, share_bucket_free_hosts, share_bucket_domain_hosts;
+  std::vector<double> share_bucket_s, share_bucket_free_hosts, share_bucket_domain_hosts,
+      share_bucket_half_jobs;
   double frag_mean = 0;  // time-weighted over the replay (a diagnostic)
   double wait_mean_s = 0;
   double wait_p95_s = 0;

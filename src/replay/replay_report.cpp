@@ -390,7 +390,7 @@ nlohmann::json report_json(const ReplayReport& r) {
         {"decision_us_mean", d([](const ReplayResult& x) { return x.decision_us_mean; })}};
     // The share by free hosts, summed over the seeds (integrals add).
     if (runs.front().share_bucket_hosts > 0) {
-      std::vector<double> secs, free_hosts, domain_hosts;
+      std::vector<double> secs, free_hosts, domain_hosts, half_jobs;
       const auto add = [](std::vector<double>& to, const std::vector<double>& v) {
         if (to.size() < v.size()) to.resize(v.size(), 0.0);
         for (std::size_t i = 0; i < v.size(); ++i) to[i] += v[i];
@@ -399,13 +399,16 @@ nlohmann::json report_json(const ReplayReport& r) {
         add(secs, x.share_bucket_s);
         add(free_hosts, x.share_bucket_free_hosts);
         add(domain_hosts, x.share_bucket_domain_hosts);
+        add(half_jobs, x.share_bucket_half_jobs);
       }
       free_hosts.resize(secs.size(), 0.0);
       domain_hosts.resize(secs.size(), 0.0);
+      half_jobs.resize(secs.size(), 0.0);
       p["diagnostics"]["domain_share_by_free_hosts"] = {{"bucket_hosts", runs.front().share_bucket_hosts},
                                                         {"seconds", secs},
                                                         {"free_host_seconds", free_hosts},
-                                                        {"domain_host_seconds", domain_hosts}};
+                                                        {"domain_host_seconds", domain_hosts},
+                                                        {"half_domain_job_seconds", half_jobs}};
     }
     if (!r.faults.empty()) {
       nlohmann::json faults;

@@ -210,6 +210,9 @@ TEST(Replay, JobsWiderThanADomainAreCountedApart) {
   EXPECT_DOUBLE_EQ(r.share_bucket_domain_hosts[0], 0);
   EXPECT_DOUBLE_EQ(r.share_bucket_free_hosts[1], 80);
   EXPECT_DOUBLE_EQ(r.share_bucket_domain_hosts[1], 80);
+  // Half-domain jobs (one host here) the free hosts held: 1 for 100 s, 2 for 40 s.
+  EXPECT_DOUBLE_EQ(r.share_bucket_half_jobs[0], 100);
+  EXPECT_DOUBLE_EQ(r.share_bucket_half_jobs[1], 80);
   const LocalityIndex plain(make_fabric(FixtureSpec{.leaf_groups = 1, .hosts_per_leaf = 4}));
   EXPECT_EQ(replay_trace(plain, jobs, *fabricfit, frag, ReplayOptions{}).multi_domain.jobs, 0);
   EXPECT_EQ(replay_trace(plain, jobs, *fabricfit, frag, ReplayOptions{}).in_domain.jobs, 0);
@@ -378,6 +381,8 @@ TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
   b.share_bucket_s = {1, 2, 3};
   b.share_bucket_free_hosts = {1, 40, 120};
   b.share_bucket_domain_hosts = {0, 36, 108};
+  a.share_bucket_half_jobs = {20, 60};
+  b.share_bucket_half_jobs = {0, 4};  // its third bucket held none
   report.results = {{a, b}};
   const auto by_free =
       report_json(report).at("results").at(0).at("diagnostics").at("domain_share_by_free_hosts");
@@ -385,6 +390,8 @@ TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
   EXPECT_EQ(by_free.at("seconds").get<std::vector<double>>(), (std::vector<double>{11, 22, 3}));
   EXPECT_EQ(by_free.at("free_host_seconds").get<std::vector<double>>(), (std::vector<double>{6, 440, 120}));
   EXPECT_EQ(by_free.at("domain_host_seconds").get<std::vector<double>>(), (std::vector<double>{0, 396, 108}));
+  EXPECT_EQ(by_free.at("half_domain_job_seconds").get<std::vector<double>>(),
+            (std::vector<double>{20, 64, 0}));
 
   // One seed: plain numbers and no per-seed list.
   report.seeds = {1};
