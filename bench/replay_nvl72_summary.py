@@ -17,6 +17,7 @@ RUNS = [("1:1", "nvl72", "skip"), ("2:1", "nvl72-2to1", "skip"), ("degraded", "n
         ("2:1", "nvl72-2to1-reserve", "reserve"), ("degraded", "nvl72-degraded-reserve", "reserve")]
 FIGURES = {
     "jct": ("classes", "all", "jct_mean_s"),
+    "gpu_hours": ("classes", "all", "gpu_hours"),
     "p95_wait": ("classes", "all", "wait_p95_s"),
     "md_jobs": ("multi_domain", "jobs"),
     "md_jct": ("multi_domain", "jct_mean_s"),
@@ -138,9 +139,9 @@ def main():
                   f"| {pm(col['util'], 3)} |")
     print()
     print("fabricfit against block, stream by stream (mean [95 % interval] of the streams' ratios):\n")
-    print("| fabric | queue | mean JCT x block | in-domain jobs' JCT x block | "
+    print("| fabric | queue | mean JCT x block | all jobs' GPU-hours x block | in-domain jobs' JCT x block | "
           + " | ".join(f"{label} x block" for _, label, _ in TARGETS) + " |")
-    print("|---|---|---:|---:|" + "---:|" * len(TARGETS))
+    print("|---|---|---:|---:|---:|" + "---:|" * len(TARGETS))
     judged = []
     for fabric, queue, by in runs:
         def iv(key):
@@ -148,7 +149,7 @@ def main():
             return interval(values) if values else None
         ivs = {key: iv(key) for key, _, _ in TARGETS}
         cells = [f"{f(i[0])} [{f(i[1])}-{f(i[2])}]" if i else "-"
-                 for i in [iv("jct"), iv("in_domain_jct")] + list(ivs.values())]
+                 for i in [iv("jct"), iv("gpu_hours"), iv("in_domain_jct")] + list(ivs.values())]
         print(f"| {fabric} | {queue} | " + " | ".join(cells) + " |")
         both = list(by["fabricfit"].values()) + list(by["block"].values())
         judged.append((fabric, queue, ivs, sum(1 for x in both if x.get("split", 0) > 0), len(both)))

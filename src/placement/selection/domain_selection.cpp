@@ -96,6 +96,21 @@ std::vector<DomainLoss> domain_losses(const PlacementContext& ctx, const DomainV
   return out;
 }
 
+// Per domain, the weakest uplinks its hosts hang under (the largest leaf-group stretch: a
+// degraded or oversubscribed group). A job inside one domain talks over NVLink and crosses
+// no uplink, so it goes where they are weakest and leaves the strong ones to the jobs whose
+// traffic crosses them.
+std::vector<double> uplink_weakness(const LocalityIndex& index) {
+  std::vector<double> out(index.domain_count(), 0.0);
+  for (int d = 0; d < index.domain_count(); ++d) {
+    for (int h : index.hosts_of_domain(d)) {
+      const int g = index.leaf_group_of(h);
+      if (g >= 0) out[d] = std::max(out[d], index.leaf_group(g).stretch);
+    }
+  }
+  return out;
+}
+
 // The request for exactly this shape (a -N range or a GPU total already resolved).
 JobRequest fixed_to(const JobRequest& request, const JobShape& shape) {
   JobRequest r = request;
@@ -250,12 +265,14 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
     // Block's own objective first (domain_fragmentation.hpp): the domain whose whole
     // domains and half-domain jobs the job leaves, then block's best fit: the tightest.
     const std::vector<DomainLoss> loss = domain_losses(ctx, v, shape, fit);
+    const std::vector<double> weak = uplink_weakness(index);
     std::sort(fit.begin(), fit.end(), [&](int a, int b) {
       if (loss[a].whole_domains != loss[b].whole_domains)
         return loss[a].whole_domains < loss[b].whole_domains;
       if (loss[a].half_domain_jobs != loss[b].half_domain_jobs)
         return loss[a].half_domain_jobs < loss[b].half_domain_jobs;
       if (v.eligible[a] != v.eligible[b]) return v.eligible[a] < v.eligible[b];
+      if (weak[a] != weak[b]) return weak[a] > weak[b];
       return a < b;
     });
     const std::size_t tries = kDomainTries + static_cast<std::size_t>(std::max(0, alternatives));

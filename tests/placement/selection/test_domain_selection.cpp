@@ -252,6 +252,35 @@ TEST(DomainSelection, AJobWiderThanALeafGroupFillsFewGroupsOffDegradedUplinks) {
   EXPECT_EQ(per_domain(w, *a), (std::map<int, int>{{2, 4}, {3, 4}, {4, 4}}));
 }
 
+// A job inside one domain crosses no uplink: of equally tight domains it takes one under
+// the weaker uplinks, leaving the strong ones to jobs whose traffic crosses them. nvl0
+// (hosts 0-3) under leaf group 0, nvl2 (8-11) under leaf group 1; nvl1 and nvl3 each lose
+// a host, so a 4-node job has nvl0 and nvl2, equally tight. Healthy, the first (nvl0);
+// with leaf group 1's uplinks degraded, nvl2.
+TEST(DomainSelection, AJobInsideADomainTakesTheOneUnderWeakerUplinks) {
+  {
+    World w = world();
+    occupy(w, {4, 12});
+    const auto a = place(w, nodes_of(4));
+    ASSERT_TRUE(a);
+    EXPECT_EQ(per_domain(w, *a), (std::map<int, int>{{0, 4}}));
+  }
+  Fabric f = domain_fabric();
+  fabricfit::testing::degrade_uplink(f, 1, 100);
+  World w(std::move(f), WorkloadMix::standard(), 4);
+  occupy(w, {4, 12});
+  const auto a = place(w, nodes_of(4));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(per_domain(w, *a), (std::map<int, int>{{2, 4}}));
+  // Tightness still comes first: with nvl2 whole and nvl0 a host short of whole, a 3-node
+  // job takes nvl0's three, under the healthy uplinks.
+  w.gpus.free[12] = 4;
+  w.busy(3, 4);
+  const auto b = place(w, nodes_of(3));
+  ASSERT_TRUE(b);
+  EXPECT_EQ(per_domain(w, *b), (std::map<int, int>{{0, 3}}));
+}
+
 // A wide job beside a running one (docs/placement.md, "Lab stream on NVLink domains"): 4
 // leaf groups of 4 hosts of 4 GPUs, 2:1 (2 uplinks each), each leaf group one domain. An
 // all-to-all job runs on hosts 0, 1 (nvl0) and 4, 5 (nvl1): its traffic fills leaf groups 0
