@@ -222,8 +222,9 @@ if [ "$unit_only" = no ]; then
       # test_doc_commands: the guide's commands, whose field names and arguments differ per
       # release (issue 31). test_report_html: the report reads each release's JSON output
       # (array ids, records). test_plugin_domains: the plugin reads --segment from each
-      # release's job details (issue 30).
-      for t in test_placement_lab test_health_placement test_plugin_slice test_plugin_restart test_nccl_env test_placement_record test_accounting test_plugin_shapes test_plugin_domains test_doc_commands test_report_html; do
+      # release's job details (issue 30); test_topology_switch: block reads back the job
+      # data fabricfit saved (25.11+).
+      for t in test_placement_lab test_health_placement test_plugin_slice test_plugin_restart test_nccl_env test_placement_record test_accounting test_plugin_shapes test_plugin_domains test_topology_switch test_doc_commands test_report_html; do
         [ -f "$top/tests/integration/$t.sh" ] && rel_tests+=("$top/tests/integration/$t.sh")
       done
       # get_rank exists from 26.05 on: the task order of fabricfit's decision.

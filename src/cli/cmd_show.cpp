@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // `fabricfit show SOURCE`: tiers, leaf groups, oversubscription, degraded links and
 // warnings of a snapshot (or of a discovery file or the live subnet, built on the spot);
-// as text, JSON, or a Slurm topology.conf.
+// as text, JSON, or a Slurm topology.conf (topology/tree's switches, or topology/block's
+// blocks from the NVLink domains).
 #include <fmt/format.h>
 #include <memory>
 
@@ -11,6 +12,7 @@
 #include "cli/model_options_cli.hpp"
 #include "site/site_config.hpp"
 #include "topology/readers/fabric_source.hpp"
+#include "topology/slurm_blocks.hpp"
 #include "topology/slurm_topology.hpp"
 
 namespace fabricfit::cli {
@@ -21,6 +23,7 @@ struct ShowOptions {
   std::string format = "auto";
   bool json = false;
   bool topology_conf = false;
+  bool block_conf = false;
   std::string health;  // empty: the conf's HealthFile with --conf, else beside a snapshot
   std::string conf;    // empty: none (show reads no conf unless told to)
   ModelFlags model;
@@ -47,6 +50,18 @@ int run_show(const ShowOptions& opt) {
     fmt::print("{}", slurm_topology_conf(s.fabric));
     return 0;
   }
+  if (opt.block_conf) {
+    // What a site going back to topology/block (or to it for the first time) needs: its
+    // BlockName lines, the domains as the snapshot has them however they were found.
+    if (s.fabric.nvlink_domains.empty()) {
+      throw std::invalid_argument(
+          fmt::format("{} has no NVLink domains: nothing to write as topology/block's BlockName lines "
+                      "(discover with --blocks or --nvlink-report)",
+                      opt.source));
+    }
+    fmt::print("{}", slurm_block_lines(blocks_of_domains(s.fabric), s.fabric.origin));
+    return 0;
+  }
   const std::string conf_health = opt.conf.empty() ? std::string() : load_site_config(opt.conf).health_file;
   const auto health = find_health(opt.health, conf_health, is_snapshot ? opt.source : std::string());
   if (opt.json) {
@@ -71,13 +86,19 @@ Action add_show_command(CLI::App& app) {
   cmd->add_option("--format", opt->format, "How to read SOURCE: auto, snapshot, text or cache")
       ->capture_default_str();
   auto* json = cmd->add_flag("--json", opt->json, "Print JSON (keys in docs/commands.md)");
-  cmd->add_flag("--slurm-topology-conf", opt->topology_conf,
-                "Print a Slurm topology.conf (topology/tree) for the fabric, with a single root")
-      ->excludes(json);
+  auto* tree = cmd->add_flag("--slurm-topology-conf", opt->topology_conf,
+                             "Print a Slurm topology.conf (topology/tree) for the fabric, with a single root")
+                   ->excludes(json);
+  auto* block =
+      cmd->add_flag("--slurm-block-conf", opt->block_conf,
+                    "Print the NVLink domains as Slurm topology.conf BlockName= lines (topology/block)")
+          ->excludes(json)
+          ->excludes(tree);
   cmd->add_option("--health", opt->health,
                   "A health file (`fabricfit health`) whose unhealthy links to mark (default: the conf's "
                   "HealthFile with --conf, else the one beside a snapshot SOURCE when it exists)")
-      ->excludes("--slurm-topology-conf");
+      ->excludes(tree)
+      ->excludes(block);
   cmd->add_option("--conf", opt->conf, "fabricfit.conf whose HealthFile to read (default: none)");
   add_model_flags(*cmd, opt->model);
   return [opt] { return run_show(*opt); };

@@ -3,7 +3,8 @@
 #
 # NVLink domains through the command (issue 30 item 1): `generate --nvl-domain-size N
 # --blocks-output FILE` writes Slurm BlockName lines, `discover --blocks FILE` puts them in
-# the snapshot, `show` lists them (text and JSON); a blocks file that does not read whole
+# the snapshot, `show` lists them (text and JSON) and writes them back as BlockName lines
+# (`--slurm-block-conf`); a blocks file that does not read whole
 # (unknown node, node in two blocks, bad hostlist, bad key) is refused with FILE:LINE: reason
 # and writes no snapshot, not even over an old one. `show` gives each domain's leaf groups;
 # `diff` the domains changed, gone and added; `frag` each domain's free capacity. A fabric of 2 leaf groups x 4 hosts
@@ -67,6 +68,24 @@ check "without --blocks: no domains, nvlink_domains is []" \
 check "and the text has no domain section" bash -c '! "$1" show "$2" | grep -q "NVLink domains"' _ "$ff" "$d/plain.snap"
 check "a version 1 snapshot (tests/fixtures) still shows, without domains" \
   test "$("$ff" show --json "$TOP_SRCDIR/tests/fixtures/snapshots/two-tier.snap" | jq -c '.nvlink_domains')" = '[]'
+
+# show --slurm-block-conf: the domains as topology/block's BlockName lines (a site going
+# back to block), which discover reads back to the same domains.
+"$ff" show --slurm-block-conf "$d/f.snap" > "$d/back.conf" 2> "$d/back.err" || fail "show --slurm-block-conf" "$(cat "$d/back.err")"
+check "show --slurm-block-conf writes the blocks discover read" \
+  diff -u <(grep -v '^#' "$d/blocks.conf") <(grep -v '^#' "$d/back.conf")
+"$ff" discover --from "$d/f.net" --blocks "$d/back.conf" -o "$d/back.snap" -q 2> "$d/back.err" ||
+  fail "discover --blocks with show's lines" "$(cat "$d/back.err")"
+check "read back, they make the same domains" \
+  test "$("$ff" show --json "$d/back.snap" | jq -c '.nvlink_domains')" = "$(jq -c '.nvlink_domains' "$d/show.json")"
+out=$("$ff" show --slurm-block-conf "$d/plain.snap" 2>&1)
+rc=$?
+check "a snapshot without domains has no BlockName lines to give (exit $rc): $out" \
+  bash -c '[ "$1" -ne 0 ] && [[ $2 == *"has no NVLink domains"* ]]' _ "$rc" "$out"
+out=$("$ff" show --slurm-block-conf --json "$d/f.snap" 2>&1)
+rc=$?
+check "--slurm-block-conf and --json exclude each other (exit $rc)" \
+  bash -c '[ "$1" -ne 0 ] && [[ $2 == *"excludes"* ]]' _ "$rc" "$out"
 
 # A site's own file, as Slurm reads it: keys in any case, comments, a continued line, BlockSizes.
 printf '%s\n' "# racks" "blockname=rackA nodes=gpu[001-004]  # first rack" 'BlockName=rackB \' \
