@@ -218,7 +218,7 @@ def main():
                 line += f", half-domain jobs held {f(k[0])} [{f(k[1])}-{f(k[2])}]"
             print(line)
     # The floor under any placement: the multi-domain jobs run with no slowdown at all, or
-    # each alone on the fabric (what no placement beats once every other job is gone).
+    # each alone on the fabric (fabricfit's hosts on an empty cluster, no other traffic: a reference).
     print()
     print("The frontier of the GPU-hours target: the stream's multi-domain jobs with no slowdown at all "
           "(GPUs x trace duration), or each alone on the fabric (GPUs x alone_s), against block's "

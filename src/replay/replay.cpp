@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 
 #include "placement/domain_fragmentation.hpp"
@@ -511,8 +512,9 @@ class Simulation {
 
   // Job i's run alone on the fabric (JobRun::alone_s): on the hosts fabricfit gives it on an
   // empty cluster (the fewest leaf groups and domains, the uplinks that carry it best), with
-  // no other job's traffic beside its own, as the run-time model prices it. What no
-  // placement beats once every other job is gone; a job one host holds runs its duration.
+  // no other job's traffic beside its own, on the fabric as given (no fault), as the
+  // run-time model prices it: a reference for what placement could save it, not a proven
+  // minimum over placements; a job one host holds runs its duration.
   double alone_run_s(int i) {
     const TraceJob& job = jobs_[i];
     const double f =
@@ -522,13 +524,16 @@ class Simulation {
       alone_policy_ = make_policy("fabricfit");
       empty_gpus_ = gpus_;
       empty_gpus_.free = empty_gpus_.total;
+      // The fabric as given, not as the faults left it when the replay ended (a cable still
+      // slow then would price every job on it, and differ from policy to policy).
+      alone_bundles_.emplace(index_, options_.model.routing, options_.fabric);
     }
     const PlacementContext ctx{index_, empty_gpus_, frag_};
     const JobRequest request = request_for(i, job.submit_s);
     const auto a = alone_policy_->place(ctx, request);
     if (!a) return job.duration_s;
     const auto demand = demand_on(TrafficMatrix::build(request.pattern, a->gpus), a->hosts, f);
-    const BandwidthSharing alone(bundles_);
+    const BandwidthSharing alone(*alone_bundles_);
     const double cliff = f * (options_.model.domain_cliff - 1) * (spreads_domains_alone(job, *a) ? 1 : 0);
     return job.duration_s * (slowdown(f, alone.rho_if_added(demand), options_.model.demand) + cliff);
   }
@@ -830,6 +835,7 @@ class Simulation {
   // alone_run_s: fabricfit on an empty cluster.
   std::unique_ptr<PlacementPolicy> alone_policy_;
   GpuState empty_gpus_;
+  std::optional<UplinkBundles> alone_bundles_;
   ReplayResult result_;
 };
 

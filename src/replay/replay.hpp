@@ -94,8 +94,9 @@ struct JobRun {
   double start_s = 0;
   double end_s = 0;
   std::vector<int> hosts;  // rank order
-  // Its run alone on the fabric: on the hosts fabricfit gives it on an empty cluster, with
-  // no other job's traffic (the frontier of what placement can save it).
+  // Its run alone on the fabric as given: on the hosts fabricfit gives it on an empty
+  // cluster, with no other job's traffic and no fault (a reference for what placement can
+  // save it).
   double alone_s = 0;
 };
 

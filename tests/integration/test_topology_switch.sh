@@ -64,7 +64,7 @@ check "(a) a 2-node job $a runs" wait_for 30 job_running "$a"
 check "(a) in one domain: $(job_field "$a" NodeList)" in_one_domain "$a"
 seg=
 if [[ $release != 24.11.* ]]; then
-  seg=$(submit -N 4 --segment=2 --network=unique-channel-per-segment -t 30 --wrap 'sleep 600')
+  seg=$(submit -N 2 --segment=2 --network=unique-channel-per-segment -t 30 --wrap 'sleep 600')
   check "(a) a --segment=2 job $seg asking a channel per segment runs" wait_for 30 job_running "$seg"
   check "(a) fabricfit kept its segment list with the job" \
     wait_for 10 grep -q "fabricfit: JobId=$seg segments=" "$ctld_log"
@@ -75,18 +75,22 @@ fi
 check "show --slurm-block-conf wrote the 4 domains: $(grep -c '^BlockName=' "$lab/topology.conf") BlockName lines" \
   test "$(grep -c '^BlockName=nvl[0-3] Nodes=gpu\[00[1-8]-00[1-8]\]$' "$lab/topology.conf")" = 4
 after_switch b block "^BlockName=nvl0 "
-# One domain left wholly free beside single free hosts of others: without the --segment job
-# (24.11), a host of nvl2 and of nvl3 busy, so that gpu006 and gpu008 could hold the job
-# across domains; with it, the one domain neither job holds.
+# One domain left wholly free, the last, and a lone free host in each other one (its second
+# host filled), so that any two of those lone hosts, Slurm's first pick without blocks,
+# could hold the job across domains.
 fill=()
-if [ -z "$seg" ]; then
-  for n in gpu005 gpu007; do fill+=("$(submit -N 1 -t 30 -w "$n" --wrap 'sleep 600')"); done
-  for j in "${fill[@]}"; do wait_for 20 job_running "$j" || fail "(b) filler $j did not start"; done
-fi
+kept=
+for pair in gpu007,gpu008 gpu005,gpu006 gpu003,gpu004 gpu001,gpu002; do
+  one=${pair%,*} two=${pair#*,}
+  if [ -z "$(squeue -h -w "$one,$two" -o %i)" ]; then
+    if [ -z "$kept" ]; then kept=gpu[${one#gpu}-${two#gpu}]; else fill+=("$(submit -N 1 -t 30 -w "$two" --wrap 'sleep 600')"); fi
+  fi
+done
+for j in "${fill[@]}"; do wait_for 20 job_running "$j" || fail "(b) filler $j did not start"; done
 b=$(submit -N 2 -t 30 --wrap 'sleep 600')
 if wait_for 30 job_running "$b"; then
-  check "(b) a new 2-node job $b, placed by block, is inside one domain: $(job_field "$b" NodeList)" \
-    in_one_domain "$b"
+  check "(b) a new 2-node job $b, placed by block, is in the one whole free domain $kept: $(job_field "$b" NodeList)" \
+    test "$(job_field "$b" NodeList)" = "$kept"
   check "(b) and fabricfit did not place it" \
     bash -c '! grep -q "fabricfit: eval_nodes JobId=$1 " "$2"' _ "$b" "$ctld_log"
 else

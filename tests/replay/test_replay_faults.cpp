@@ -428,6 +428,8 @@ namespace {
 // ends: d's host and the free one (3). c (one host, 2,000 s) would still run then, so it
 // may not take host 3 and waits for a's. Planned blind to the drain, tree's reservation
 // would be hosts 0 and 1 (one group): c would take host 3 at once and b wait for a (1,000).
+// tree is the run that can catch that; fabricfit keeps off the failing host by its own
+// health rule too, and is checked for the same outcome.
 TEST(ReplayFaults, ABackfillReservationIsNeverPlannedOnADrainedHost) {
   TwoGroups c;
   const std::vector<TraceJob> jobs = {

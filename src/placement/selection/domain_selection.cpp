@@ -282,7 +282,7 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
       const int d = fit[i];
       const int f = fit.front();
       const bool same_fit = v.eligible[d] == v.eligible[f] && v.whole[d] == v.whole[f] &&
-                            loss[d].half_domain_jobs == loss[f].half_domain_jobs;
+                            loss[d].half_domain_jobs == loss[f].half_domain_jobs && weak[d] == weak[f];
       if (!same_fit && static_cast<int>(found.size()) > alternatives) break;
       const auto mask = mask_of(ctx, index.hosts_of_domain(d));
       const PlacementContext inside{ctx.index, ctx.gpus, ctx.frag, mask, ctx.running};

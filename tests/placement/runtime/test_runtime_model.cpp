@@ -208,6 +208,15 @@ TEST(RuntimeModel, AWideJobsRunAloneIsWhatItsOwnTrafficLeavesIt) {
   ASSERT_EQ(w.runs.size(), 1u);
   EXPECT_DOUBLE_EQ(w.runs[0].alone_s, 150.0);
   EXPECT_DOUBLE_EQ(w.runs[0].end_s - w.runs[0].start_s, 150.0);
+  // A fault still open when the replay ends does not price it: group 0's cable at half
+  // (50 Gb/s) for longer than the run slows the run (rho 0.25, s = 2.5: 250 s), and
+  // alone_s stays the fabric's as given.
+  options.fault_episodes = {{FaultKind::Slow, FaultTarget::Uplink, 0, 0, 1e6}};
+  auto again = make_policy("fabricfit");
+  const auto slowed = replay_trace(thin_index, wide, *again, wide_frag, options);
+  ASSERT_EQ(slowed.runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(slowed.runs[0].end_s - slowed.runs[0].start_s, 250.0);
+  EXPECT_DOUBLE_EQ(slowed.runs[0].alone_s, 150.0);
 }
 
 TEST(RuntimeModel, TimeAveragedDemandConservesBytes) {

@@ -272,22 +272,26 @@ TEST(DomainSelection, AJobInsideADomainTakesTheOneUnderWeakerUplinks) {
   const auto a = place(w, nodes_of(4));
   ASSERT_TRUE(a);
   EXPECT_EQ(per_domain(w, *a), (std::map<int, int>{{2, 4}}));
-  // Tightness still comes first: with nvl2 whole and nvl0 a host short of whole, a 3-node
-  // job takes nvl0's three, under the healthy uplinks.
-  w.gpus.free[12] = 4;
-  w.busy(3, 4);
-  const auto b = place(w, nodes_of(3));
+  // Tightness still comes first. 3 nodes of 2 GPUs: nvl0 (healthy uplinks) has hosts 0-2
+  // free and 3 busy, 3 eligible; nvl2 (weak uplinks) has 2 GPUs busy on host 8, 4 eligible;
+  // nvl1 and nvl3 hold two hosts each. Both lose one half-domain job (nvl2 puts one node on
+  // host 8), neither is whole: the tighter nvl0, though its uplinks are the strong ones.
+  World t(domain_fabric(), WorkloadMix::standard(), 4);
+  Fabric weak = domain_fabric();
+  fabricfit::testing::degrade_uplink(weak, 1, 100);
+  World u(std::move(weak), WorkloadMix::standard(), 4);
+  for (World* x : {&t, &u}) {
+    occupy(*x, {3, 4, 5, 12, 13});
+    x->busy(8, 2);
+  }
+  const auto b = place(u, nodes_of(3, 0, 2));
   ASSERT_TRUE(b);
-  EXPECT_EQ(per_domain(w, *b), (std::map<int, int>{{0, 3}}));
+  EXPECT_EQ(per_domain(u, *b), (std::map<int, int>{{0, 3}}));
+  const auto healthy = place(t, nodes_of(3, 0, 2));
+  ASSERT_TRUE(healthy);
+  EXPECT_EQ(per_domain(t, *healthy), (std::map<int, int>{{0, 3}})) << "the same on an even fabric";
 }
 
-// A wide job beside a running one (docs/placement.md, "Lab stream on NVLink domains"): 4
-// leaf groups of 4 hosts of 4 GPUs, 2:1 (2 uplinks each), each leaf group one domain. An
-// all-to-all job runs on hosts 0, 1 (nvl0) and 4, 5 (nvl1): its traffic fills leaf groups 0
-// and 1's uplinks. Hosts 12, 13 (nvl3) run one-host jobs. A 6-host all-to-all job needs 2
-// domains: nvl2 and 2 hosts of nvl0, nvl1 or nvl3, all partly used, all alike by their own
-// traffic. Blind to the running job the selector takes nvl0's; beside it, nvl3's, whose
-// uplinks are free: a larger share of its uplinks.
 TEST(DomainSelection, AWideJobKeepsOffTheUplinksOfARunningWideJob) {
   Fabric f = make_fabric(FixtureSpec{.leaf_groups = 4, .hosts_per_leaf = 4, .uplinks = 2});
   std::vector<NvlinkDomain> domains;
