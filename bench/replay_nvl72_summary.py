@@ -5,6 +5,7 @@
 # block is taken stream by stream (both policies replay the same one).
 #   replay_nvl72_summary.py OUT ELAPSED_S SEEDS JOBS LOAD
 import csv
+import functools
 import os
 import sys
 
@@ -55,6 +56,7 @@ def uncontended_wide_gpu_hours(out, seed):
                    if int(r["num_gpu"]) > 72) / 3600
 
 
+@functools.lru_cache(maxsize=None)
 def wide_block_rows(out, file, seed):
     """block's multi-domain jobs (wider than a rack) of one stream, from --per-job; None if absent."""
     path = f"{out}/{file}-s{seed}.jobs.csv"

@@ -467,7 +467,7 @@ class Simulation {
     r.work_s = remaining_[i];
     r.since = t;
     r.comm_share = f;
-    r.cliff = f * (options_.model.domain_cliff - 1) * (spreads_domains(i, allocations_[i]) ? 1 : 0);
+    r.cliff = cliff(f, spreads_domains(i, allocations_[i]));
     r.demand = std::move(demand);
     changed_.clear();
     sharing_.add(i, r.demand, changed_);
@@ -485,11 +485,7 @@ class Simulation {
   bool spreads_domains(int i, const Allocation& a) {
     const TraceJob& job = jobs_[i];
     if (index_.domain_count() == 0 || job.nodes < 2 || job.nodes > index_.largest_domain()) return false;
-    // Hosts of two domains, or of a domain and none; a job wholly on hosts in no domain
-    // is on InfiniBand by choice of the site, not spread.
-    const auto first = index_.domain_of(a.hosts.front());
-    bool spread = false;
-    for (int h : a.hosts) spread |= index_.domain_of(h) != first;
+    const bool spread = spread_over_domains(a);
     if (!counted_[i]) {
       counted_[i] = true;
       ++result_.domain_jobs;
@@ -534,14 +530,23 @@ class Simulation {
     if (!a) return job.duration_s;
     const auto demand = demand_on(TrafficMatrix::build(request.pattern, a->gpus), a->hosts, f);
     const BandwidthSharing alone(*alone_bundles_);
-    const double cliff = f * (options_.model.domain_cliff - 1) * (spreads_domains_alone(job, *a) ? 1 : 0);
-    return job.duration_s * (slowdown(f, alone.rho_if_added(demand), options_.model.demand) + cliff);
+    const bool spread =
+        index_.domain_count() > 0 && job.nodes <= index_.largest_domain() && spread_over_domains(*a);
+    return job.duration_s *
+           (slowdown(f, alone.rho_if_added(demand), options_.model.demand) + cliff(f, spread));
   }
 
-  [[nodiscard]] bool spreads_domains_alone(const TraceJob& job, const Allocation& a) const {
-    if (index_.domain_count() == 0 || job.nodes > index_.largest_domain()) return false;
+  // Hosts of two domains, or of a domain and none; a job wholly on hosts in no domain is on
+  // InfiniBand by choice of the site, not spread.
+  [[nodiscard]] bool spread_over_domains(const Allocation& a) const {
     const auto first = index_.domain_of(a.hosts.front());
     return std::ranges::any_of(a.hosts, [&](int h) { return index_.domain_of(h) != first; });
+  }
+
+  // The cliff's slowing of a job of communication share f spread over domains one could
+  // hold: its time in collectives at InfiniBand's bandwidth, not NVLink's.
+  [[nodiscard]] double cliff(double f, bool spread) const {
+    return spread ? f * (options_.model.domain_cliff - 1) : 0.0;
   }
 
   // The job's hosts and GPUs back.

@@ -40,20 +40,27 @@ struct DomainView {
   std::vector<char> whole;    // every host entirely free: a domain-sized job still fits
   std::vector<int> leaf;      // the leaf group of all its hosts, -1 when they differ
   std::vector<int> pod;       // the pod of that leaf group, -1 when none
+  // The weakest uplinks its hosts hang under (the largest leaf-group stretch: a degraded or
+  // oversubscribed group). A job inside one domain talks over NVLink and crosses no uplink,
+  // so of equally tight domains it takes the one where they are weakest and leaves the
+  // strong ones to the jobs whose traffic crosses them.
+  std::vector<double> weakness;
 };
 
 DomainView view_domains(const PlacementContext& ctx, const JobShape& shape, int segment) {
   const auto& index = ctx.index;
   const int D = index.domain_count();
-  DomainView v{std::vector<int>(D, 0), std::vector<int>(D, 0), std::vector<char>(D, 1),
-               std::vector<int>(D, -1), std::vector<int>(D, -1)};
+  DomainView v{std::vector<int>(D, 0),  std::vector<int>(D, 0),  std::vector<char>(D, 1),
+               std::vector<int>(D, -1), std::vector<int>(D, -1), std::vector<double>(D, 0.0)};
   for (int d = 0; d < D; ++d) {
     const auto hosts = index.hosts_of_domain(d);
     v.leaf[d] = hosts.empty() ? -1 : index.leaf_group_of(hosts.front());
     for (int h : hosts) {
       if (host_fits(ctx, h, shape)) ++v.eligible[d];
       if (!ctx.gpus.whole_free(h)) v.whole[d] = 0;
-      if (index.leaf_group_of(h) != v.leaf[d]) v.leaf[d] = -1;
+      const int g = index.leaf_group_of(h);
+      if (g != v.leaf[d]) v.leaf[d] = -1;
+      if (g >= 0) v.weakness[d] = std::max(v.weakness[d], index.leaf_group(g).stretch);
     }
     v.segments[d] = v.eligible[d] / segment;
     if (v.leaf[d] >= 0) v.pod[d] = index.pod_of_leaf_group(v.leaf[d]);
@@ -92,21 +99,6 @@ std::vector<DomainLoss> domain_losses(const PlacementContext& ctx, const DomainV
     const int half = (static_cast<int>(hosts.size()) + 1) / 2;
     out[d].whole_domains = v.whole[d] ? 1 : 0;
     out[d].half_domain_jobs = whole / half - (whole - broken) / half;
-  }
-  return out;
-}
-
-// Per domain, the weakest uplinks its hosts hang under (the largest leaf-group stretch: a
-// degraded or oversubscribed group). A job inside one domain talks over NVLink and crosses
-// no uplink, so it goes where they are weakest and leaves the strong ones to the jobs whose
-// traffic crosses them.
-std::vector<double> uplink_weakness(const LocalityIndex& index) {
-  std::vector<double> out(index.domain_count(), 0.0);
-  for (int d = 0; d < index.domain_count(); ++d) {
-    for (int h : index.hosts_of_domain(d)) {
-      const int g = index.leaf_group_of(h);
-      if (g >= 0) out[d] = std::max(out[d], index.leaf_group(g).stretch);
-    }
   }
   return out;
 }
@@ -265,7 +257,7 @@ std::optional<Decision> FabricfitSelector::decide_segments(const PlacementContex
     // Block's own objective first (domain_fragmentation.hpp): the domain whose whole
     // domains and half-domain jobs the job leaves, then block's best fit: the tightest.
     const std::vector<DomainLoss> loss = domain_losses(ctx, v, shape, fit);
-    const std::vector<double> weak = uplink_weakness(index);
+    const std::vector<double>& weak = v.weakness;
     std::sort(fit.begin(), fit.end(), [&](int a, int b) {
       if (loss[a].whole_domains != loss[b].whole_domains)
         return loss[a].whole_domains < loss[b].whole_domains;
