@@ -422,6 +422,13 @@ umad2sim_lib() {
   dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim.so$' | head -n1
 }
 
+# need_fabricfit: sets FABRICFIT to the command a test runs (FABRICFIT_BIN, else the one on
+# PATH, which run-tests.sh installs); fails the test without one.
+need_fabricfit() {
+  FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+  need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+}
+
 # need_lab_sweep: for a test that sweeps the lab's fabric as a site's health timer does
 # (`fabricfit health --sweep` through umad2sim): sets FABRICFIT (the build's command;
 # FABRICFIT_BIN overrides) and UMAD2SIM. Fails for a missing tool; skips the whole test

@@ -9,8 +9,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 need_tool "$(command -v mariadbd || echo /usr/sbin/mariadbd)" "package mariadb-server-core; contrib/setup-slurm.sh installs it"
 need_tool ss "package iproute2; contrib/setup-slurm.sh installs it"
 

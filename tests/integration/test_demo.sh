@@ -8,8 +8,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 need_tool ss "package iproute2; contrib/setup-slurm.sh installs it"
 lab_prepare ff-test-demo 33
 _labs+=("$lab")   # the demo leaves its lab up: the exit handler takes it down

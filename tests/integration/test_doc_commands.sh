@@ -11,8 +11,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 need_tool python3 "package python3; contrib/setup-slurm.sh installs it"
 need_tool "$(command -v mariadbd || echo /usr/sbin/mariadbd)" "package mariadb-server-core; contrib/setup-slurm.sh installs it"
 docs=(README.md docs/admin-guide.md)

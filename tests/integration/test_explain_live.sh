@@ -7,8 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 spank=()
 if [ -n "${FABRICFIT_SPANK_SO:-}" ]; then spank=(--spank-plugin "$FABRICFIT_SPANK_SO"); fi
 

@@ -12,8 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 so=$(spank_so)
 [ -r "$so" ] || { fail "needs the SPANK plugin $so, which is missing: the build's fabricfit.so, installed or named by FABRICFIT_SPANK_SO"; done_testing; }
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 
 make_tmpdir ff-test-nccl
 tmp=$TEST_TMPDIR

@@ -56,7 +56,7 @@ check "scontrol show topology says so" \
   bash -c 'scontrol show topology | grep -q "bad snapshot: .*(keeping the one already loaded)"'
 
 # A good snapshot again is picked up without a restart.
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+need_fabricfit
 loads_before=$(grep -c "fabricfit: snapshot $lab/fabric.snapshot loaded" "$ctld_log")
 "$FABRICFIT" discover --from "$lab/fabric.net" -q -o "$lab/fabric.snapshot"
 wait_for 10 bash -c "[ \$(grep -c 'fabricfit: snapshot $lab/fabric.snapshot loaded' '$ctld_log') -gt $loads_before ]"

@@ -22,8 +22,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 
 lab_prepare ff-test-domains 8
 # switch/nvidia_imex with no IMEX device on the nodes: slurmctld gives jobs channels (logged

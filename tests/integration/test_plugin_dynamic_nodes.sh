@@ -11,7 +11,7 @@ lab_prepare ff-test-dynamic 20
 dyn_port=$((port + 18))
 printf 'MaxNodeCount=24\nSlurmdPort=%s\n' "$dyn_port" > "$TEST_TMPDIR/extra.conf"
 lab_start --nodes 16 --leaves 2 --slurm-conf-extra "$TEST_TMPDIR/extra.conf"
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+need_fabricfit
 # shellcheck disable=SC1091
 . "$lab/lab.env"
 

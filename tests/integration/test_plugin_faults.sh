@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 lab_prepare ff-test-faults 16
 lab_start --nodes 16 --leaves 2
 snap=$lab/fabric.snapshot
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+need_fabricfit
 cp "$snap" "$TEST_TMPDIR/good.snapshot"
 
 placed_by() {

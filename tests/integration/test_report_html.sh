@@ -10,8 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 # Never a silent pass without a browser: the page's rendering is what this test is about.
 need_tool chromium "package chromium; contrib/setup-slurm.sh installs it"
 need_tool python3 "package python3"

@@ -15,8 +15,7 @@ so=$(spank_so)
 [ -r "$so" ] || { fail "needs the SPANK plugin $so, which is missing: the build's fabricfit.so, installed or named by FABRICFIT_SPANK_SO"; done_testing; }
 
 lab_prepare ff-test-spank-last-good 8
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 lab_start --nodes 8 --leaves 2 --rails 2 --spank-plugin "$so"
 tmp=$TEST_TMPDIR
 snap=$lab/fabric.snapshot

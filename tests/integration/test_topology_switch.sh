@@ -20,8 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/lib.sh
 . "$here/lib.sh"
 
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
-need_tool "${FABRICFIT:-fabricfit}" "the build's command: install it or set FABRICFIT_BIN"
+need_fabricfit
 
 lab_prepare ff-test-switch 8
 printf '%s\n' 'SchedulerParameters=batch_sched_delay=0,bf_interval=2,sched_interval=5' \
