@@ -207,8 +207,12 @@ if [ "$unit_only" = no ]; then
       passed=$((passed + $(grep -c '^ok ' "$log_dir/build-$r.log" || true)))
       failed=$((failed + $(grep -c '^not ok ' "$log_dir/build-$r.log" || true)))
     else
-      echo "not ok - Slurm $r: setup or plugin build failed"; tail -20 "$log_dir/setup-$r.log" "$log_dir/build-$r.log"
-      grep -E '^not ok' "$log_dir/build-$r.log" || true
+      echo "not ok - Slurm $r: setup or plugin build failed"
+      # The build log is missing when the setup failed; tail's -20 form takes one file only.
+      for f in "$log_dir/setup-$r.log" "$log_dir/build-$r.log"; do
+        [ -f "$f" ] && tail -n 20 "$f"
+      done
+      grep -E '^not ok' "$log_dir/build-$r.log" 2> /dev/null || true
       failed=$((failed + 1))
       continue
     fi
