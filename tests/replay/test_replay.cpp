@@ -352,8 +352,8 @@ TEST(ReplayReport, JsonKeepsEverySeedsFigures) {
   const auto j = report_json(report);
   const auto& tree = j.at("results").at(0);
   EXPECT_DOUBLE_EQ(tree.at("classes").at("all").at("jct_mean_s").at("mean").get<double>(), 150.0);
-  // t(0.975, 1 df) = 12.706; the standard error of {100, 200} is 50.
-  EXPECT_NEAR(tree.at("classes").at("all").at("jct_mean_s").at("lo").get<double>(), 150.0 - 12.706 * 50,
+  // t(0.975, 1 df) = 12.7062; the standard error of {100, 200} is 50.
+  EXPECT_NEAR(tree.at("classes").at("all").at("jct_mean_s").at("lo").get<double>(), 150.0 - 12.7062 * 50,
               0.01);
   ASSERT_EQ(tree.at("per_seed").size(), 2U);
   EXPECT_EQ(tree.at("per_seed").at(1).at("seed").get<int>(), 2);
