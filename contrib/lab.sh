@@ -10,7 +10,7 @@
 #   lab.sh down   [--dir DIR] stop exactly the processes `up` started (no-op if not up)
 #   lab.sh status [--dir DIR] per-daemon liveness and an sinfo summary; exit 1 unless all up
 #   lab.sh env    [--dir DIR] print `export ...` lines for using sbatch/srun/scontrol on the lab
-#   lab.sh restart-slurmctld [--dir DIR] [--signal TERM|KILL]
+#   lab.sh restart-slurmctld [--dir DIR] [--signal TERM|KILL] [--timeout SECS]
 #                             stop slurmctld (SIGTERM, or SIGKILL as a crash) and start it again
 #                             from its saved state, as a site restarts its controller
 #

@@ -52,7 +52,7 @@ Usage: $PROG up     [--nodes N] [--leaves L] [--gpus G] [--rails R] [--spines S]
                     [--slurm VERSION] [--degrade SPEC]... [--accounting none|slurmdbd]
                     [--dbd-port P] [--force]
        $PROG down   [--dir DIR]
-       $PROG restart-slurmctld [--dir DIR] [--signal TERM|KILL]
+       $PROG restart-slurmctld [--dir DIR] [--signal TERM|KILL] [--timeout SECS]
                                              stop slurmctld (TERM: it saves its state; KILL:
                                              a crash) and start it again on its saved state
        $PROG status [--dir DIR]
@@ -120,7 +120,9 @@ parse_args() {
       *) die "unexpected argument '$opt'" ;;
     esac
     local val=$2; shift 2
-    if [ "$cmd" != up ] && [ "$opt" != --dir ] && [ "$opt" != --signal ]; then die "$cmd takes only --dir (got $opt)"; fi
+    if [ "$cmd" != up ] && [ "$opt" != --dir ] && [ "$opt" != --signal ] && [ "$opt" != --timeout ]; then
+      die "$cmd takes only --dir, --signal and --timeout (got $opt)"
+    fi
     case $opt in
       --dir) LAB_DIR=$val ;;
       --nodes) NODES=$val ;;

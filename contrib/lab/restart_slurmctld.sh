@@ -11,9 +11,10 @@
 
 # Stops slurmctld with SIGTERM (it saves jobs and nodes in StateSaveLocation) and starts
 # it again without -c, so it recovers that state: what a site's controller restart does.
-# It returns once the nodes that answered before answer the new controller: until a node
-# registers, slurmctld keeps it out of the nodes a job may get (NO_RESPOND, read_config.c),
-# so a job submitted at once would be placed among the rest only.
+# It returns once the nodes that answered before answer the new controller: a plain
+# restart leaves a node configured State=UNKNOWN in that state until its slurmd registers
+# again (load_all_node_state), and slurmctld gives a job none of such nodes, so a job
+# submitted at once would be placed among the nodes that happened to register first.
 cmd_restart_slurmctld() {
   [ -e "$MARKER" ] && load_lab_env || die "no lab in $LAB_DIR"
   case $SIGNAL in TERM|KILL) ;; *) die "--signal must be TERM or KILL" ;; esac
@@ -21,7 +22,7 @@ cmd_restart_slurmctld() {
   local pid
   pid=$(lab_pids | awk '$1 == "slurmctld" { print $2; exit }')
   local silent_before=""
-  [ -n "$pid" ] && silent_before=$(not_responding)
+  if [ -n "$pid" ]; then silent_before=$(silent_nodes) || silent_before=""; fi
   if [ -n "$pid" ]; then
     signal_and_wait "$SIGNAL" 30 "$pid" || die "slurmctld (pid $pid) did not exit after SIG$SIGNAL"
   else
@@ -33,16 +34,29 @@ cmd_restart_slurmctld() {
   uts_prefix
   start_slurmctld
   if ! wait_until "$TIMEOUT" no_new_silent "$silent_before"; then
-    log "nodes not answering $TIMEOUT s after the restart: $(comm -13 <(printf '%s\n' "$silent_before") <(not_responding) | paste -sd, -)"
+    local now
+    now=$(silent_nodes) || now="(sinfo failed)"
+    log "nodes not answering $TIMEOUT s after the restart: $(new_lines "$silent_before" "$now" | paste -sd, -)"
   fi
 }
 
-# Nodes slurmctld has not heard from (sinfo's '*' suffix), one per line, sorted.
-not_responding() {
-  slurm sinfo -h -N -o '%N %t' 2> /dev/null | awk '$2 ~ /\*$/ { print $1 }' | sort -u
+# Nodes the controller cannot give a job until they register (again), one per line,
+# sorted: not responding (sinfo -d) or in state UNKNOWN. Fails when sinfo does.
+silent_nodes() {
+  local dead states
+  dead=$(slurm sinfo -h -N -d -o %N 2> /dev/null) || return 1
+  states=$(slurm sinfo -h -N -o '%N %t' 2> /dev/null) || return 1
+  { printf '%s\n' "$dead"; awk '$2 ~ /^unk/ { print $1 }' <<< "$states"; } | sed '/^$/d' | sort -u
 }
 
-# True when every node not answering now did not answer before the restart either.
+# new_lines BEFORE NOW: the lines of NOW not in BEFORE (both sorted, one name a line).
+new_lines() {
+  comm -13 <(printf '%s\n' "$1" | sed '/^$/d') <(printf '%s\n' "$2" | sed '/^$/d')
+}
+
+# True when sinfo answers and every node silent now was silent before the restart too.
 no_new_silent() {
-  [ -z "$(comm -13 <(printf '%s\n' "$1") <(not_responding))" ]
+  local now
+  now=$(silent_nodes) || return 1
+  [ -z "$(new_lines "$1" "$now")" ]
 }

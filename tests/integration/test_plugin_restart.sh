@@ -44,7 +44,10 @@ check "job $long survived the restart on the same nodes (saved state)" \
   bash -c '[ "$1" = RUNNING ] && [ "$2" = "$3" ]' _ "$(job_state "$long")" "$(job_field "$long" NodeList)" "$nodes_before"
 check "the restarted slurmctld loaded the snapshot again" test "$(loads)" -gt "$before"
 nodes_up() { [ "$(sinfo -h -N -o %t | grep -cvE '^(idle|mix|alloc)$')" = 0 ]; }
-wait_for 60 nodes_up || diag "not all nodes up after the restart: $(sinfo -h -N -o '%N %t' | grep -vE ' (idle|mix|alloc)$' | head -5)"
+# restart-slurmctld returns once every node has registered again (a plain restart leaves
+# them UNKNOWN until then, and a job would get only the nodes that registered first).
+check "restart-slurmctld returned with every node registered ($(sinfo -h -N -o '%N %t' | grep -vE ' (idle|mix|alloc)$' | head -5 | paste -sd' ' -))" \
+  nodes_up
 a=$(sbatch --parsable -N 2 --gpus-per-node=8 -o /dev/null --wrap true)
 check "after the restart a GPU job is placed by fabricfit" placed_by_fabricfit "$a"
 
