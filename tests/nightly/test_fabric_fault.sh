@@ -15,7 +15,7 @@ if ! lab_up "$lab" --nodes 24 --leaves 3 --ctld-port "$port" --slurmd-port $((po
   done_testing
 fi
 ctld_log=$lab/log/slurmctld.log
-FABRICFIT=${FABRICFIT_BIN:-$(command -v fabricfit)}
+need_fabricfit
 leaf_of() { echo $(( (10#${1#gpu} - 1) / 8 + 1 )); }
 leaves_of_job() {
   local n
