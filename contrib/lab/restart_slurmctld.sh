@@ -22,8 +22,8 @@ cmd_restart_slurmctld() {
   local pid
   pid=$(lab_pids | awk '$1 == "slurmctld" { print $2; exit }')
   local silent_before=""
-  if [ -n "$pid" ]; then silent_before=$(silent_nodes) || silent_before=""; fi
   if [ -n "$pid" ]; then
+    silent_before=$(silent_nodes) || silent_before=""
     signal_and_wait "$SIGNAL" 30 "$pid" || die "slurmctld (pid $pid) did not exit after SIG$SIGNAL"
   else
     log "slurmctld was not running (crashed?): starting it"
